@@ -1,0 +1,182 @@
+//! The crew config (`config.yaml` in the crew folder): default route, overrides, models, folders.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::Diagnostic;
+
+/// A regex override: a message matching `pattern` goes to `route` (an agent or skill name).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RouteOverride {
+    pub pattern: String,
+    pub route: String,
+}
+
+/// Folder roles of the vault; every role can be remapped (`crew init --adopt` detects them).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Folders {
+    pub inbox: String,
+    pub projects: String,
+    pub areas: String,
+    pub resources: String,
+    pub archive: String,
+    pub people: String,
+    pub meetings: String,
+    pub daily: String,
+    pub moc: String,
+    pub templates: String,
+    pub meta: String,
+}
+
+impl Default for Folders {
+    fn default() -> Self {
+        Folders {
+            inbox: "00-Inbox".into(),
+            projects: "01-Projects".into(),
+            areas: "02-Areas".into(),
+            resources: "03-Resources".into(),
+            archive: "04-Archive".into(),
+            people: "05-People".into(),
+            meetings: "06-Meetings".into(),
+            daily: "07-Daily".into(),
+            moc: "MOC".into(),
+            templates: "Templates".into(),
+            meta: "Meta".into(),
+        }
+    }
+}
+
+impl Folders {
+    /// Role name → folder, in a fixed order.
+    pub fn roles(&self) -> Vec<(&'static str, &str)> {
+        vec![
+            ("inbox", &self.inbox),
+            ("projects", &self.projects),
+            ("areas", &self.areas),
+            ("resources", &self.resources),
+            ("archive", &self.archive),
+            ("people", &self.people),
+            ("meetings", &self.meetings),
+            ("daily", &self.daily),
+            ("moc", &self.moc),
+            ("templates", &self.templates),
+            ("meta", &self.meta),
+        ]
+    }
+
+    pub fn states(&self) -> String {
+        format!("{}/states", self.meta)
+    }
+}
+
+/// The whole config file. Every key is optional.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CrewConfig {
+    /// Where a message goes when nothing else decides (must name an agent or skill).
+    pub default_route: String,
+    pub route_overrides: Vec<RouteOverride>,
+    /// Tier → model id (`low`, `mid`, `high`).
+    pub models: BTreeMap<String, String>,
+    /// Model id of the routing classifier; none: the offline scorer decides.
+    pub classifier: Option<String>,
+    /// Agents per request (1 to 3).
+    pub max_depth: usize,
+    pub folders: Folders,
+    /// Minimum confidence (0–100) for the sorter to file a note.
+    pub triage_confidence: u32,
+}
+
+impl Default for CrewConfig {
+    fn default() -> Self {
+        CrewConfig {
+            default_route: "seeker".into(),
+            route_overrides: Vec::new(),
+            models: BTreeMap::new(),
+            classifier: None,
+            max_depth: 3,
+            folders: Folders::default(),
+            triage_confidence: 60,
+        }
+    }
+}
+
+/// Chain depth is at most 3 per request; the config may lower it, never raise it.
+pub const MAX_DEPTH: usize = 3;
+
+impl CrewConfig {
+    pub fn parse(file: &str, text: &str, diags: &mut Vec<Diagnostic>) -> CrewConfig {
+        if text.trim().is_empty() {
+            return CrewConfig::default();
+        }
+        match yaml_serde::from_str::<CrewConfig>(text) {
+            Ok(mut c) => {
+                if c.max_depth == 0 || c.max_depth > MAX_DEPTH {
+                    diags.push(Diagnostic::error(
+                        file,
+                        line_of(text, "max_depth"),
+                        &format!("max_depth must be 1 to {MAX_DEPTH}; using {MAX_DEPTH}"),
+                    ));
+                    c.max_depth = MAX_DEPTH;
+                }
+                for o in &c.route_overrides {
+                    if let Err(e) = regex::Regex::new(&o.pattern) {
+                        diags.push(Diagnostic::error(
+                            file,
+                            line_of(text, &o.pattern),
+                            &format!("route_overrides pattern does not compile: {e}"),
+                        ));
+                    }
+                }
+                c
+            }
+            Err(e) => {
+                let line = e.location().map_or(1, |l| l.line());
+                diags.push(Diagnostic::error(
+                    file,
+                    line,
+                    &format!("invalid crew config: {e}"),
+                ));
+                CrewConfig::default()
+            }
+        }
+    }
+}
+
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .map_or(1, |i| i + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_partial_files() {
+        let mut d = Vec::new();
+        let c = CrewConfig::parse(
+            "c.yaml",
+            "default_route: scribe\nfolders:\n  inbox: Inbox\n",
+            &mut d,
+        );
+        assert!(d.is_empty());
+        assert_eq!(c.default_route, "scribe");
+        assert_eq!(c.folders.inbox, "Inbox");
+        assert_eq!(c.folders.projects, "01-Projects");
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_depth_are_errors() {
+        let mut d = Vec::new();
+        CrewConfig::parse("c.yaml", "defualt_route: x\n", &mut d);
+        assert_eq!(d.len(), 1);
+        let mut d = Vec::new();
+        let c = CrewConfig::parse("c.yaml", "max_depth: 7\n", &mut d);
+        assert_eq!(c.max_depth, 3);
+        assert_eq!(d[0].line, 1);
+    }
+}

@@ -1,0 +1,389 @@
+//! Agent and skill definition files: YAML frontmatter plus a Markdown body of instructions.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Serialize;
+use yaml_serde::{Mapping, Value};
+
+use super::Diagnostic;
+use crate::vault::markdown::split_frontmatter;
+use crate::vault::note::scalar_to_string;
+
+/// Capabilities an agent may declare (the anchor's closed vocabulary).
+pub const CAPABILITIES: &[&str] = &[
+    "read",
+    "write",
+    "edit",
+    "bash",
+    "webfetch",
+    "websearch",
+    "notebook",
+    "task",
+    "todo",
+];
+
+/// Frontmatter keys crew reads; any other key is reported as a warning.
+const KNOWN_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "triggers",
+    "vocabulary",
+    "capabilities",
+    "tools",
+    "model",
+    "generation",
+    "output_schema",
+    "mode",
+    "exclude",
+    "source-agent",
+    "source_agent",
+    "handoff",
+];
+
+/// Which model runs an agent, read from its `model` key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "value", rename_all = "lowercase")]
+pub enum ModelSpec {
+    /// crew's own Rust implementation.
+    Native,
+    /// `low`, `mid` or `high`: the crew config maps it to a model id, or native when unmapped.
+    Tier(String),
+    /// A provider-prefixed model id (`claude-…`, `gpt-…`, `gemini-…`, `ollama/…`).
+    Id(String),
+}
+
+impl ModelSpec {
+    pub fn parse(raw: &str) -> ModelSpec {
+        let r = raw.trim();
+        match r.to_ascii_lowercase().as_str() {
+            "" | "native" => ModelSpec::Native,
+            "low" | "mid" | "high" => ModelSpec::Tier(r.to_ascii_lowercase()),
+            // the anchor's Claude Code build writes these aliases
+            "haiku" => ModelSpec::Tier("low".into()),
+            "sonnet" => ModelSpec::Tier("mid".into()),
+            "opus" => ModelSpec::Tier("high".into()),
+            _ => ModelSpec::Id(r.to_string()),
+        }
+    }
+
+    pub fn label(&self) -> String {
+        match self {
+            ModelSpec::Native => "native".into(),
+            ModelSpec::Tier(t) => t.clone(),
+            ModelSpec::Id(id) => id.clone(),
+        }
+    }
+}
+
+/// Whether a model id has a prefix crew knows how to reach.
+pub fn known_model_prefix(id: &str) -> bool {
+    let id = id.to_ascii_lowercase();
+    id.starts_with("claude-")
+        || id.starts_with("gpt-")
+        || id.starts_with("gemini-")
+        || id.starts_with("ollama/")
+        || id.starts_with("openai/")
+        || id.starts_with("chatgpt-")
+        || (id.starts_with('o') && id[1..].starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// Generation settings passed to a model.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Generation {
+    pub max_output_tokens: Option<u64>,
+    pub temperature: Option<f64>,
+    pub thinking_budget: Option<u64>,
+}
+
+/// An agent or a skill, as defined in its Markdown file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Definition {
+    pub name: String,
+    pub description: String,
+    /// Trigger phrases: the explicit `triggers` list plus phrases quoted in the description.
+    pub triggers: Vec<String>,
+    /// Extra words that hint at this agent, for the offline scorer.
+    pub vocabulary: Vec<String>,
+    pub capabilities: Vec<String>,
+    pub model: ModelSpec,
+    pub generation: Generation,
+    pub output_schema: Option<String>,
+    pub mode: Option<String>,
+    pub exclude: Vec<String>,
+    /// For skills: the agent whose post-it the skill uses.
+    pub source_agent: Option<String>,
+    /// Whether the agent may hand off (emit suggestions); `false` for schema-holding leaves.
+    pub handoff: bool,
+    /// The instructions (the Markdown body).
+    #[serde(skip)]
+    pub body: String,
+    /// Where the definition came from (a path, or `builtin:agents/x.md`).
+    pub file: String,
+}
+
+static QUOTED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#""([^"\n]{2,80})"|“([^”\n]{2,80})”"#).expect("static regex"));
+
+/// Trigger phrases quoted in a description, the way the anchor's files declare them.
+pub fn quoted_phrases(description: &str) -> Vec<String> {
+    QUOTED
+        .captures_iter(description)
+        .filter_map(|c| c.get(1).or_else(|| c.get(2)))
+        .map(|m| m.as_str().trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+fn string_list(v: &Value) -> Vec<String> {
+    match v {
+        Value::Sequence(items) => items.iter().filter_map(scalar_to_string).collect(),
+        Value::String(s) => s
+            .split(',')
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect(),
+        other => scalar_to_string(other).into_iter().collect(),
+    }
+}
+
+/// Translates the anchor's Claude Code tool names back to capabilities.
+fn capability_of_tool(tool: &str) -> Option<&'static str> {
+    Some(match tool.trim().to_ascii_lowercase().as_str() {
+        "read" | "glob" | "grep" | "ls" => "read",
+        "write" => "write",
+        "edit" | "multiedit" => "edit",
+        "bash" => "bash",
+        "webfetch" => "webfetch",
+        "websearch" => "websearch",
+        "notebookedit" => "notebook",
+        "task" => "task",
+        "todowrite" => "todo",
+        _ => return None,
+    })
+}
+
+fn line_of_key(text: &str, key: &str) -> usize {
+    text.lines()
+        .position(|l| l.starts_with(&format!("{key}:")))
+        .map_or(1, |i| i + 1)
+}
+
+/// Parses one definition file. Problems go to `diags`; `None` when the file cannot define
+/// anything (no frontmatter, bad YAML, no name).
+pub fn parse(file: &str, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Definition> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let Some(block) = split_frontmatter(text) else {
+        let msg = if text.starts_with("---") {
+            "the frontmatter has no closing `---` line; add one after the last key"
+        } else {
+            "no YAML frontmatter; the file must start with `---`, the keys, then `---`"
+        };
+        diags.push(Diagnostic::error(file, 1, msg));
+        return None;
+    };
+    let yaml = &text[block.yaml.clone()];
+    if let Some(n) = yaml.lines().position(|l| l.starts_with('\t')) {
+        diags.push(Diagnostic::error(
+            file,
+            n + 2,
+            "a tab indents this line; YAML needs spaces",
+        ));
+        return None;
+    }
+    let map: Mapping = match yaml_serde::from_str::<Value>(yaml) {
+        Ok(Value::Mapping(m)) => m,
+        Ok(_) => {
+            diags.push(Diagnostic::error(
+                file,
+                2,
+                "the frontmatter must be a mapping of keys",
+            ));
+            return None;
+        }
+        Err(e) => {
+            let line = e.location().map_or(2, |l| l.line() + 1);
+            diags.push(Diagnostic::error(
+                file,
+                line,
+                &format!("invalid YAML in the frontmatter: {e}"),
+            ));
+            return None;
+        }
+    };
+    let get = |k: &str| map.get(k);
+    for (k, _) in &map {
+        let key = k.as_str().unwrap_or("");
+        if !KNOWN_KEYS.contains(&key) {
+            diags.push(Diagnostic::warning(
+                file,
+                line_of_key(text, key),
+                &format!("unknown key `{key}` is ignored"),
+            ));
+        }
+    }
+    let Some(name) = get("name").and_then(scalar_to_string) else {
+        diags.push(Diagnostic::error(file, 2, "missing `name:`"));
+        return None;
+    };
+    let name = name.trim().to_string();
+    let description = get("description")
+        .and_then(scalar_to_string)
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut triggers: Vec<String> = get("triggers").map(string_list).unwrap_or_default();
+    for q in quoted_phrases(&description) {
+        if !triggers.iter().any(|t| t.eq_ignore_ascii_case(&q)) {
+            triggers.push(q);
+        }
+    }
+    let mut capabilities: Vec<String> = get("capabilities").map(string_list).unwrap_or_default();
+    if capabilities.is_empty() {
+        if let Some(tools) = get("tools") {
+            for t in string_list(tools) {
+                if let Some(c) = capability_of_tool(&t) {
+                    if !capabilities.iter().any(|x| x == c) {
+                        capabilities.push(c.to_string());
+                    }
+                }
+            }
+        }
+    }
+    let cap_line = line_of_key(text, "capabilities");
+    for c in &capabilities {
+        if !CAPABILITIES.contains(&c.as_str()) {
+            diags.push(Diagnostic::error(
+                file,
+                cap_line,
+                &format!(
+                    "unknown capability `{c}`; use some of: {}",
+                    CAPABILITIES.join(", ")
+                ),
+            ));
+        }
+    }
+    let model = ModelSpec::parse(&get("model").and_then(scalar_to_string).unwrap_or_default());
+    if let ModelSpec::Id(id) = &model {
+        if !known_model_prefix(id) {
+            diags.push(Diagnostic::error(
+                file,
+                line_of_key(text, "model"),
+                &format!(
+                    "unknown model `{id}`: use low|mid|high, native, or an id starting with claude-, gpt-, gemini- or ollama/"
+                ),
+            ));
+        }
+    }
+    let generation = match get("generation") {
+        Some(Value::Mapping(g)) => {
+            let num = |k: &str| g.get(k).and_then(|v| v.as_u64());
+            Generation {
+                max_output_tokens: num("max_output_tokens"),
+                temperature: g.get("temperature").and_then(|v| v.as_f64()),
+                thinking_budget: num("thinking_budget"),
+            }
+        }
+        _ => Generation::default(),
+    };
+    let output_schema = get("output_schema").map(|v| match scalar_to_string(v) {
+        Some(s) => s,
+        None => yaml_serde::to_string(v).unwrap_or_default(),
+    });
+    let handoff = get("handoff").and_then(|v| v.as_bool()).unwrap_or(true);
+    Some(Definition {
+        name,
+        description,
+        triggers,
+        vocabulary: get("vocabulary").map(string_list).unwrap_or_default(),
+        capabilities,
+        model,
+        generation,
+        output_schema,
+        mode: get("mode").and_then(scalar_to_string),
+        exclude: get("exclude").map(string_list).unwrap_or_default(),
+        source_agent: get("source-agent")
+            .or_else(|| get("source_agent"))
+            .and_then(scalar_to_string),
+        handoff,
+        body: text[block.block.end..]
+            .trim_start_matches(['\r', '\n'])
+            .to_string(),
+        file: file.to_string(),
+    })
+}
+
+/// Whether a name follows the naming rule: lowercase letters, digits and single hyphens.
+pub fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 40
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+        && !name.contains("--")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_an_anchor_style_file() {
+        let text = "---\nname: seeker\ndescription: >\n  Finds notes. EN: \"search the vault\", \"find\"; IT: \"cerca nel vault\".\ntools: Read, Glob, Grep\nmodel: sonnet\n---\nBody here\n";
+        let mut d = Vec::new();
+        let def = parse("seeker.md", text, &mut d).expect("parsed");
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(
+            def.triggers,
+            vec!["search the vault", "find", "cerca nel vault"]
+        );
+        assert_eq!(def.capabilities, vec!["read"]);
+        assert_eq!(def.model, ModelSpec::Tier("mid".into()));
+        assert_eq!(def.body, "Body here\n");
+    }
+
+    #[test]
+    fn reports_problems_with_lines() {
+        let mut d = Vec::new();
+        let text =
+            "---\nname: x\ncolour: red\ncapabilities: [read, fly]\nmodel: mistral-large\n---\n";
+        parse("x.md", text, &mut d).expect("parsed");
+        let msgs: Vec<_> = d.iter().map(|x| (x.line, x.message.clone())).collect();
+        assert!(msgs.iter().any(|(l, m)| *l == 3 && m.contains("colour")));
+        assert!(msgs.iter().any(|(l, m)| *l == 4 && m.contains("fly")));
+        assert!(
+            msgs.iter()
+                .any(|(l, m)| *l == 5 && m.contains("mistral-large"))
+        );
+    }
+
+    #[test]
+    fn bad_yaml_and_missing_fence_are_errors() {
+        let mut d = Vec::new();
+        assert!(parse("a.md", "---\nname: [x\n---\n", &mut d).is_none());
+        assert!(parse("b.md", "---\nname: x\n", &mut d).is_none());
+        assert!(parse("c.md", "---\n\tname: x\n---\n", &mut d).is_none());
+        assert_eq!(d.len(), 3);
+        assert_eq!(d[2].line, 2);
+    }
+
+    #[test]
+    fn naming_rule() {
+        assert!(valid_name("tax-helper"));
+        assert!(!valid_name("Tax"));
+        assert!(!valid_name("a--b"));
+        assert!(!valid_name("-a"));
+        assert!(!valid_name(""));
+    }
+
+    #[test]
+    fn model_prefixes() {
+        assert!(known_model_prefix("claude-sonnet-4-5"));
+        assert!(known_model_prefix("o3-mini"));
+        assert!(known_model_prefix("ollama/llama3.2"));
+        assert!(!known_model_prefix("mistral-large"));
+    }
+}

@@ -1,0 +1,540 @@
+//! The crew definition: agents, skills, the registry and the config, found and validated.
+
+pub mod config;
+pub mod definition;
+pub mod registry;
+
+use std::path::{Path, PathBuf};
+
+use include_dir::{Dir, include_dir};
+use serde::Serialize;
+
+pub use config::{CrewConfig, Folders};
+pub use definition::{Definition, ModelSpec};
+pub use registry::{Registry, Status};
+
+/// The eight core agents, in routing priority order (highest first).
+pub const CORE_AGENTS: &[&str] = &[
+    "postman",
+    "transcriber",
+    "scribe",
+    "seeker",
+    "architect",
+    "sorter",
+    "connector",
+    "librarian",
+];
+
+static BUILTIN_AGENTS: Dir = include_dir!("$CARGO_MANIFEST_DIR/agents");
+static BUILTIN_SKILLS: Dir = include_dir!("$CARGO_MANIFEST_DIR/skills");
+static BUILTIN_REFERENCES: Dir = include_dir!("$CARGO_MANIFEST_DIR/references");
+
+/// A problem in a crew file, with where it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    pub file: String,
+    pub line: usize,
+    pub severity: Severity,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl Diagnostic {
+    pub fn error(file: &str, line: usize, message: &str) -> Self {
+        Diagnostic {
+            file: file.to_string(),
+            line,
+            severity: Severity::Error,
+            message: message.to_string(),
+        }
+    }
+
+    pub fn warning(file: &str, line: usize, message: &str) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(file, line, message)
+        }
+    }
+}
+
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sev = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        write!(f, "{}:{}: {sev}: {}", self.file, self.line, self.message)
+    }
+}
+
+/// Where a crew was found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "path", rename_all = "lowercase")]
+pub enum CrewSource {
+    /// A folder on disk (`--crew-dir`, `$CREW_DIR`, `.crew/`, or an anchor layout).
+    Dir(PathBuf),
+    /// The crew compiled into the binary.
+    Builtin,
+}
+
+/// A route target: a skill or an agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Skill,
+    Agent,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Skill => "skill",
+            Kind::Agent => "agent",
+        }
+    }
+}
+
+/// A loaded crew.
+#[derive(Debug, Clone)]
+pub struct Crew {
+    pub agents: Vec<Definition>,
+    pub skills: Vec<Definition>,
+    pub registry: Registry,
+    pub config: CrewConfig,
+    pub source: CrewSource,
+    /// Where the config came from, if a file.
+    pub config_file: Option<String>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The files of a crew, from disk or from the binary.
+struct CrewFiles {
+    agents: Vec<(String, String)>,
+    skills: Vec<(String, String)>,
+    registry: Option<(String, String)>,
+}
+
+fn read_dir_files(dir: &Path, label: &str) -> CrewFiles {
+    let read = |p: &Path| {
+        std::fs::read(p)
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    };
+    let mut agents = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir.join("agents")) {
+        let mut paths: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for p in paths {
+            if p.extension().is_some_and(|e| e == "md") && p.is_file() {
+                if let Some(text) = read(&p) {
+                    agents.push((p.to_string_lossy().into_owned(), text));
+                }
+            }
+        }
+    }
+    let mut skills = Vec::new();
+    let mut skill_dirs = vec![dir.join("skills")];
+    if label == ".codex" {
+        if let Some(vault) = dir.parent() {
+            skill_dirs.push(vault.join(".agents").join("skills"));
+        }
+    }
+    for sd in skill_dirs {
+        if let Ok(rd) = std::fs::read_dir(&sd) {
+            let mut paths: Vec<PathBuf> = rd.flatten().map(|e| e.path().join("SKILL.md")).collect();
+            paths.sort();
+            for p in paths {
+                if let Some(text) = read(&p) {
+                    skills.push((p.to_string_lossy().into_owned(), text));
+                }
+            }
+        }
+    }
+    let reg_path = dir.join("references").join("agents-registry.md");
+    let registry = read(&reg_path).map(|t| (reg_path.to_string_lossy().into_owned(), t));
+    CrewFiles {
+        agents,
+        skills,
+        registry,
+    }
+}
+
+fn builtin_files() -> CrewFiles {
+    let text = |f: &include_dir::File| f.contents_utf8().unwrap_or("").to_string();
+    let mut agents: Vec<(String, String)> = BUILTIN_AGENTS
+        .files()
+        .filter(|f| f.path().extension().is_some_and(|e| e == "md"))
+        .map(|f| (format!("builtin:agents/{}", f.path().display()), text(f)))
+        .collect();
+    agents.sort();
+    let mut skills: Vec<(String, String)> = BUILTIN_SKILLS
+        .dirs()
+        .filter_map(|d| d.get_file(d.path().join("SKILL.md")))
+        .map(|f| (format!("builtin:skills/{}", f.path().display()), text(f)))
+        .collect();
+    skills.sort();
+    let registry = BUILTIN_REFERENCES
+        .get_file("agents-registry.md")
+        .map(|f| ("builtin:references/agents-registry.md".to_string(), text(f)));
+    CrewFiles {
+        agents,
+        skills,
+        registry,
+    }
+}
+
+/// The built-in crew's files, for `crew init` to install: (relative path, contents).
+pub fn builtin_tree() -> Vec<(String, &'static [u8])> {
+    let mut out = Vec::new();
+    fn walk(dir: &'static Dir<'static>, prefix: &str, out: &mut Vec<(String, &'static [u8])>) {
+        for f in dir.files() {
+            out.push((format!("{prefix}/{}", f.path().display()), f.contents()));
+        }
+        for d in dir.dirs() {
+            walk(d, prefix, out);
+        }
+    }
+    walk(&BUILTIN_AGENTS, "agents", &mut out);
+    walk(&BUILTIN_SKILLS, "skills", &mut out);
+    walk(&BUILTIN_REFERENCES, "references", &mut out);
+    out.sort();
+    out
+}
+
+/// A folder holds a crew when it has agent files or a registry.
+fn looks_like_crew(dir: &Path) -> bool {
+    dir.join("references").join("agents-registry.md").is_file()
+        || std::fs::read_dir(dir.join("agents"))
+            .map(|rd| {
+                rd.flatten()
+                    .any(|e| e.path().extension().is_some_and(|x| x == "md"))
+            })
+            .unwrap_or(false)
+}
+
+/// Errors finding a crew.
+#[derive(Debug, thiserror::Error)]
+pub enum CrewError {
+    #[error("crew folder {0} does not exist or holds no agents/ or references/agents-registry.md")]
+    NotACrew(PathBuf),
+}
+
+/// Finds the crew for a vault: `explicit` (from `--crew-dir` or `$CREW_DIR`), `<vault>/.crew/`,
+/// the anchor's installed layouts, then the built-in crew.
+pub fn discover(vault: &Path, explicit: Option<&Path>) -> Result<CrewSource, CrewError> {
+    if let Some(dir) = explicit {
+        if looks_like_crew(dir) {
+            return Ok(CrewSource::Dir(dir.to_path_buf()));
+        }
+        return Err(CrewError::NotACrew(dir.to_path_buf()));
+    }
+    for name in [
+        ".crew",
+        ".claude",
+        ".gemini",
+        ".opencode",
+        ".codex",
+        ".platform",
+    ] {
+        let dir = vault.join(name);
+        if looks_like_crew(&dir) {
+            return Ok(CrewSource::Dir(dir));
+        }
+    }
+    Ok(CrewSource::Builtin)
+}
+
+impl Crew {
+    /// The built-in crew with its default config.
+    pub fn builtin() -> Crew {
+        Crew::from_files(builtin_files(), CrewSource::Builtin, None)
+    }
+
+    /// Loads the crew found for `vault` (see [`discover`]). The config is read from the crew
+    /// folder's `config.yaml`, else from `<vault>/.crew/config.yaml`, else defaults.
+    pub fn load(vault: &Path, explicit: Option<&Path>) -> Result<Crew, CrewError> {
+        let source = discover(vault, explicit)?;
+        let files = match &source {
+            CrewSource::Dir(d) => {
+                read_dir_files(d, &d.file_name().unwrap_or_default().to_string_lossy())
+            }
+            CrewSource::Builtin => builtin_files(),
+        };
+        let mut config_paths = Vec::new();
+        if let CrewSource::Dir(d) = &source {
+            config_paths.push(d.join("config.yaml"));
+        }
+        config_paths.push(vault.join(".crew").join("config.yaml"));
+        let config = config_paths
+            .into_iter()
+            .find(|p| p.is_file())
+            .and_then(|p| {
+                std::fs::read_to_string(&p)
+                    .ok()
+                    .map(|t| (p.to_string_lossy().into_owned(), t))
+            });
+        Ok(Crew::from_files(files, source, config))
+    }
+
+    fn from_files(files: CrewFiles, source: CrewSource, config: Option<(String, String)>) -> Crew {
+        let mut diags = Vec::new();
+        let agents: Vec<Definition> = files
+            .agents
+            .iter()
+            .filter_map(|(f, t)| definition::parse(f, t, &mut diags))
+            .collect();
+        let skills: Vec<Definition> = files
+            .skills
+            .iter()
+            .filter_map(|(f, t)| definition::parse(f, t, &mut diags))
+            .collect();
+        let registry = match &files.registry {
+            Some((f, t)) => registry::parse(f, t, &mut diags),
+            None => Registry::default(),
+        };
+        let (config_file, config) = match &config {
+            Some((f, t)) => (Some(f.clone()), CrewConfig::parse(f, t, &mut diags)),
+            None => (None, CrewConfig::default()),
+        };
+        let mut crew = Crew {
+            agents,
+            skills,
+            registry,
+            config,
+            source,
+            config_file,
+            diagnostics: diags,
+        };
+        crew.validate();
+        crew
+    }
+
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.errors().next().is_some()
+    }
+
+    pub fn agent(&self, name: &str) -> Option<&Definition> {
+        self.agents.iter().find(|a| a.name == name)
+    }
+
+    pub fn skill(&self, name: &str) -> Option<&Definition> {
+        self.skills.iter().find(|s| s.name == name)
+    }
+
+    pub fn is_core(name: &str) -> bool {
+        CORE_AGENTS.contains(&name)
+    }
+
+    /// Whether an agent may be dispatched: it has a file, and its registry row (when the crew
+    /// has a registry) is active. Core agents without a registry are active.
+    pub fn agent_active(&self, name: &str) -> bool {
+        if self.agent(name).is_none() {
+            return false;
+        }
+        if self.registry.agents.is_empty() {
+            return true;
+        }
+        self.registry
+            .agents
+            .iter()
+            .find(|r| r.name == name)
+            .is_some_and(|r| r.status == Status::Active)
+    }
+
+    pub fn skill_active(&self, name: &str) -> bool {
+        if self.skill(name).is_none() {
+            return false;
+        }
+        self.registry
+            .skills
+            .iter()
+            .find(|r| r.name == name)
+            .is_none_or(|r| r.status == Status::Active)
+    }
+
+    /// Routing rank of an agent: core agents by priority, custom agents after all of them.
+    pub fn priority(name: &str) -> usize {
+        CORE_AGENTS
+            .iter()
+            .position(|c| *c == name)
+            .unwrap_or(CORE_AGENTS.len())
+    }
+
+    /// The post-it owner of a route: the agent itself, or a skill's source agent.
+    pub fn postit_owner(&self, kind: Kind, name: &str) -> String {
+        match kind {
+            Kind::Agent => name.to_string(),
+            Kind::Skill => self
+                .skill(name)
+                .and_then(|s| s.source_agent.clone())
+                .or_else(|| {
+                    self.registry
+                        .skills
+                        .iter()
+                        .find(|r| r.name == name)
+                        .map(|r| r.source_agent.clone())
+                })
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| name.to_string()),
+        }
+    }
+
+    /// Resolves a user- or model-given name to an active route (agents first, then skills).
+    pub fn lookup(&self, raw: &str) -> Option<(Kind, String)> {
+        let want = normalize_name(raw);
+        if want.is_empty() {
+            return None;
+        }
+        for a in &self.agents {
+            if normalize_name(&a.name) == want && self.agent_active(&a.name) {
+                return Some((Kind::Agent, a.name.clone()));
+            }
+        }
+        for s in &self.skills {
+            if normalize_name(&s.name) == want && self.skill_active(&s.name) {
+                return Some((Kind::Skill, s.name.clone()));
+            }
+        }
+        None
+    }
+
+    fn validate(&mut self) {
+        let mut diags = Vec::new();
+        let reg_file = self.registry.file.clone();
+        // duplicates
+        let mut seen: Vec<(&str, &str)> = Vec::new();
+        for d in self.agents.iter().chain(&self.skills) {
+            if let Some((_, first)) = seen.iter().find(|(n, _)| *n == d.name) {
+                diags.push(Diagnostic::error(
+                    &d.file,
+                    2,
+                    &format!("duplicate name `{}` (also defined in {first})", d.name),
+                ));
+            } else {
+                seen.push((&d.name, &d.file));
+            }
+            if !definition::valid_name(&d.name) {
+                diags.push(Diagnostic::error(
+                    &d.file,
+                    2,
+                    &format!(
+                        "name `{}` must be lowercase letters, digits and hyphens",
+                        d.name
+                    ),
+                ));
+            }
+        }
+        if !self.registry.agents.is_empty() || !reg_file.is_empty() {
+            for row in &self.registry.agents {
+                if row.custom && Crew::is_core(&row.name) {
+                    diags.push(Diagnostic::error(
+                        &reg_file,
+                        row.line,
+                        &format!(
+                            "custom agent `{}` uses a core agent's name; pick another name",
+                            row.name
+                        ),
+                    ));
+                }
+                if row.status == Status::Active && self.agent(&row.name).is_none() {
+                    diags.push(Diagnostic::error(
+                        &reg_file,
+                        row.line,
+                        &format!("registry row `{}` is active but agents/{}.md does not exist; add the file or set the row to disabled", row.name, row.name),
+                    ));
+                }
+            }
+            let mut rows_seen: Vec<&str> = Vec::new();
+            for row in &self.registry.agents {
+                if rows_seen.contains(&row.name.as_str()) {
+                    diags.push(Diagnostic::error(
+                        &reg_file,
+                        row.line,
+                        &format!("duplicate registry row `{}`", row.name),
+                    ));
+                }
+                rows_seen.push(&row.name);
+            }
+            for a in &self.agents {
+                if !self.registry.agents.iter().any(|r| r.name == a.name) {
+                    diags.push(Diagnostic::error(
+                        &a.file,
+                        2,
+                        &format!("agent `{}` has no row in the registry; add one (or `crew agents new` does it)", a.name),
+                    ));
+                }
+            }
+        }
+        for s in &self.skills {
+            if let Some(src) = &s.source_agent {
+                if self.agent(src).is_none() {
+                    diags.push(Diagnostic::error(
+                        &s.file,
+                        2,
+                        &format!("source agent `{src}` does not exist"),
+                    ));
+                }
+            }
+        }
+        for a in &self.agents {
+            if a.output_schema.is_some()
+                && (a.capabilities.iter().any(|c| c == "task") || a.handoff)
+            {
+                diags.push(Diagnostic::error(
+                    &a.file,
+                    2,
+                    "an agent with an output_schema is a leaf: it may not hand off (add `handoff: false` and drop the `task` capability)",
+                ));
+            }
+        }
+        let route = &self.config.default_route;
+        if self.agent(route).is_none() && self.skill(route).is_none() {
+            diags.push(Diagnostic::error(
+                self.config_file.as_deref().unwrap_or("config.yaml"),
+                1,
+                &format!("default_route `{route}` names no agent or skill of this crew"),
+            ));
+        }
+        for o in &self.config.route_overrides {
+            if self.lookup(&o.route).is_none() {
+                diags.push(Diagnostic::error(
+                    self.config_file.as_deref().unwrap_or("config.yaml"),
+                    1,
+                    &format!(
+                        "route_overrides names `{}`, which is no active agent or skill",
+                        o.route
+                    ),
+                ));
+            }
+        }
+        self.diagnostics.extend(diags);
+    }
+
+    /// Where the crew's own files live on disk, if anywhere.
+    pub fn dir(&self) -> Option<&Path> {
+        match &self.source {
+            CrewSource::Dir(d) => Some(d),
+            CrewSource::Builtin => None,
+        }
+    }
+}
+
+/// Normalises an agent name as the resolver compares it: lowercase, alphanumerics only.
+pub fn normalize_name(raw: &str) -> String {
+    raw.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}

@@ -1,0 +1,461 @@
+//! The chain engine: runs the routed agent, then the agents it suggests, under the rules of the
+//! protocol — no agent twice, no cycles, at most 3 per request — and reports what was deferred.
+//! Pure logic: the agents themselves run behind the [`Executor`] trait.
+
+use serde::Serialize;
+
+use super::suggest::{self, NewAgent, NextAgent};
+use crate::crew::config::MAX_DEPTH;
+use crate::crew::{Crew, Kind};
+use crate::vault::gate::Operation;
+
+/// Bounds on earlier answers passed to a chained agent.
+pub const CONTEXT_TURNS: usize = 16;
+pub const CONTEXT_TURN_CHARS: usize = 4_000;
+pub const CONTEXT_TOTAL_CHARS: usize = 40_000;
+
+/// What one agent run receives.
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub kind: Kind,
+    pub name: String,
+    /// The user's message for step 1; the suggestion's reason and context afterwards.
+    pub task: String,
+    /// The user's original message.
+    pub message: String,
+    /// `Call chain so far: [scribe, architect]. You are step 3 of max 3.`
+    pub chain_line: String,
+    pub step: usize,
+    pub max: usize,
+    pub suggested_by: Option<String>,
+    /// Earlier agents' answers, attributed and bounded: (agent, answer).
+    pub earlier: Vec<(String, String)>,
+}
+
+/// What one agent run produced.
+#[derive(Debug, Clone, Default)]
+pub struct StepOutput {
+    pub output: String,
+    pub executor: String,
+    pub model: Option<String>,
+    pub operations: Vec<Operation>,
+    /// Set when the run failed; the output then explains what to do.
+    pub error: Option<String>,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub latency_ms: u64,
+}
+
+/// Runs one agent or skill.
+pub trait Executor {
+    fn run(&mut self, step: &Step) -> StepOutput;
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StepRecord {
+    pub agent: String,
+    pub kind: String,
+    pub executor: String,
+    pub model: Option<String>,
+    pub output: String,
+    pub suggestions: Vec<NextAgent>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub new_agents: Vec<NewAgent>,
+    pub operations: Vec<Operation>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggested_by: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip)]
+    pub tokens_in: u64,
+    #[serde(skip)]
+    pub tokens_out: u64,
+    #[serde(skip)]
+    pub latency_ms: u64,
+}
+
+/// A valid suggestion that did not run in this request, with the phrase that would run it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Deferred {
+    pub agent: String,
+    pub reason: String,
+    pub phrase: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub suggested_by: String,
+}
+
+/// A suggestion that could not run at all (unknown, disabled, already in the chain).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    pub agent: String,
+    pub why: String,
+    pub suggested_by: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChainReport {
+    pub steps: Vec<StepRecord>,
+    pub deferred: Vec<Deferred>,
+    pub skipped: Vec<Skipped>,
+    pub new_agents: Vec<NewAgent>,
+}
+
+impl ChainReport {
+    pub fn failed(&self) -> bool {
+        self.steps.iter().any(|s| s.error.is_some())
+    }
+
+    pub fn chain(&self) -> Vec<String> {
+        self.steps.iter().map(|s| s.agent.clone()).collect()
+    }
+}
+
+/// The phrase a user can say to run `name` later: its first trigger, else `@name`.
+pub fn phrase_for(crew: &Crew, kind: Kind, name: &str) -> String {
+    let def = match kind {
+        Kind::Agent => crew.agent(name),
+        Kind::Skill => crew.skill(name),
+    };
+    def.and_then(|d| d.triggers.first().cloned())
+        .unwrap_or_else(|| format!("@{name}"))
+}
+
+pub fn chain_line(chain: &[String], step: usize, max: usize) -> String {
+    format!(
+        "Call chain so far: [{}]. You are step {step} of max {max}.",
+        chain.join(", ")
+    )
+}
+
+/// The earlier answers a chained agent sees: most recent turns first kept within the bounds,
+/// then returned oldest first.
+pub fn bounded_context(steps: &[StepRecord]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut total = 0;
+    for s in steps.iter().rev().take(CONTEXT_TURNS) {
+        let text: String = s.output.chars().take(CONTEXT_TURN_CHARS).collect();
+        let n = text.chars().count();
+        if total + n > CONTEXT_TOTAL_CHARS {
+            break;
+        }
+        total += n;
+        out.push((s.agent.clone(), text));
+    }
+    out.reverse();
+    out
+}
+
+/// Runs a request: `first` is the routed skill or agent; `max_depth` is capped at 3.
+pub fn run(
+    crew: &Crew,
+    first: (Kind, String),
+    message: &str,
+    max_depth: usize,
+    exec: &mut dyn Executor,
+) -> ChainReport {
+    let max = max_depth.clamp(1, MAX_DEPTH);
+    let mut report = ChainReport {
+        steps: Vec::new(),
+        deferred: Vec::new(),
+        skipped: Vec::new(),
+        new_agents: Vec::new(),
+    };
+    // suggestions waiting, in the order they were made: (kind, name, suggestion, by)
+    let mut pending: Vec<(Kind, String, NextAgent, String)> = Vec::new();
+    let mut next = Some((first, message.to_string(), None::<String>));
+    while let Some(((kind, name), task, by)) = next.take() {
+        let chain = report.chain();
+        let step = Step {
+            kind,
+            name: name.clone(),
+            task,
+            message: message.to_string(),
+            chain_line: chain_line(&chain, chain.len() + 1, max),
+            step: chain.len() + 1,
+            max,
+            suggested_by: by.clone(),
+            earlier: bounded_context(&report.steps),
+        };
+        let out = exec.run(&step);
+        let parsed = if out.error.is_none() {
+            suggest::parse(&out.output)
+        } else {
+            Default::default()
+        };
+        report.steps.push(StepRecord {
+            agent: name.clone(),
+            kind: kind.as_str().to_string(),
+            executor: out.executor,
+            model: out.model,
+            output: out.output,
+            suggestions: parsed.next.clone(),
+            new_agents: parsed.new.clone(),
+            operations: out.operations,
+            suggested_by: by,
+            error: out.error,
+            tokens_in: out.tokens_in,
+            tokens_out: out.tokens_out,
+            latency_ms: out.latency_ms,
+        });
+        report.new_agents.extend(parsed.new);
+        for s in parsed.next {
+            match crew.lookup(&s.agent) {
+                None => report.skipped.push(Skipped {
+                    agent: s.agent.clone(),
+                    why: if crew.agent(&s.agent.to_lowercase()).is_some() {
+                        "disabled in the registry".into()
+                    } else {
+                        "no such agent in the registry".into()
+                    },
+                    suggested_by: name.clone(),
+                }),
+                Some((k, n)) => pending.push((k, n, s, name.clone())),
+            }
+        }
+        // pick the first pending suggestion that may run now
+        let ran = report.chain();
+        let ran_sources: Vec<String> = report
+            .steps
+            .iter()
+            .filter(|s| s.kind == "skill")
+            .map(|s| crew.postit_owner(Kind::Skill, &s.agent))
+            .collect();
+        let mut keep = Vec::new();
+        for (k, n, s, by) in pending.drain(..) {
+            if ran.contains(&n) || ran_sources.contains(&n) {
+                report.skipped.push(Skipped {
+                    agent: n.clone(),
+                    why: if ran.contains(&n) {
+                        "already ran in this request".into()
+                    } else {
+                        "its skill already ran in this request".into()
+                    },
+                    suggested_by: by,
+                });
+            } else if keep
+                .iter()
+                .any(|(_, kn, _, _): &(Kind, String, NextAgent, String)| *kn == n)
+            {
+                // the same agent suggested twice: one run serves both
+            } else {
+                keep.push((k, n, s, by));
+            }
+        }
+        pending = keep;
+        if report.steps.last().is_some_and(|s| s.error.is_some()) {
+            break;
+        }
+        if ran.len() < max && !pending.is_empty() {
+            let (k, n, s, by) = pending.remove(0);
+            let mut task = s.reason.clone();
+            if !s.context.is_empty() {
+                task.push_str("\nContext: ");
+                task.push_str(&s.context);
+            }
+            next = Some(((k, n), task, Some(by)));
+        }
+    }
+    for (k, n, s, by) in pending {
+        report.deferred.push(Deferred {
+            phrase: phrase_for(crew, k, &n),
+            agent: n,
+            reason: s.reason,
+            suggested_by: by,
+        });
+    }
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// An executor whose agents answer with scripted text.
+    struct Scripted {
+        outputs: HashMap<String, String>,
+        seen: Vec<Step>,
+    }
+
+    impl Scripted {
+        fn new(pairs: &[(&str, &str)]) -> Self {
+            Scripted {
+                outputs: pairs
+                    .iter()
+                    .map(|(a, b)| (a.to_string(), b.to_string()))
+                    .collect(),
+                seen: Vec::new(),
+            }
+        }
+    }
+
+    impl Executor for Scripted {
+        fn run(&mut self, step: &Step) -> StepOutput {
+            self.seen.push(step.clone());
+            StepOutput {
+                output: self
+                    .outputs
+                    .get(&step.name)
+                    .cloned()
+                    .unwrap_or_else(|| "ok".into()),
+                executor: "native".into(),
+                ..StepOutput::default()
+            }
+        }
+    }
+
+    fn suggest(agent: &str, reason: &str) -> String {
+        format!(
+            "### Suggested next agent\n- **Agent**: {agent}\n- **Reason**: {reason}\n- **Context**: ctx-{agent}\n"
+        )
+    }
+
+    fn run_with(
+        first: (Kind, &str),
+        pairs: &[(&str, &str)],
+        depth: usize,
+    ) -> (ChainReport, Scripted) {
+        let crew = Crew::builtin();
+        let mut ex = Scripted::new(pairs);
+        let r = run(&crew, (first.0, first.1.to_string()), "msg", depth, &mut ex);
+        (r, ex)
+    }
+
+    #[test]
+    fn chains_with_the_handoff_line_and_task() {
+        let a = suggest("architect", "no area");
+        let (r, ex) = run_with((Kind::Agent, "scribe"), &[("scribe", &a)], 3);
+        assert_eq!(r.chain(), vec!["scribe", "architect"]);
+        assert_eq!(
+            ex.seen[1].chain_line,
+            "Call chain so far: [scribe]. You are step 2 of max 3."
+        );
+        assert_eq!(ex.seen[1].task, "no area\nContext: ctx-architect");
+        assert_eq!(ex.seen[1].earlier, vec![("scribe".to_string(), a.clone())]);
+    }
+
+    #[test]
+    fn overflow_is_deferred_with_a_phrase() {
+        let s1 = format!(
+            "{}{}",
+            suggest("architect", "r1"),
+            suggest("connector", "5 orphans")
+        );
+        let s2 = suggest("librarian", "check");
+        let (r, _) = run_with(
+            (Kind::Agent, "scribe"),
+            &[("scribe", &s1), ("architect", &s2)],
+            3,
+        );
+        assert_eq!(r.chain(), vec!["scribe", "architect", "connector"]);
+        assert_eq!(r.deferred.len(), 1);
+        assert_eq!(r.deferred[0].agent, "librarian");
+        assert_eq!(r.deferred[0].phrase, "weekly review");
+    }
+
+    #[test]
+    fn depth_can_be_lowered_never_raised() {
+        let s = suggest("architect", "x");
+        let (r, _) = run_with((Kind::Agent, "scribe"), &[("scribe", &s)], 1);
+        assert_eq!(r.chain(), vec!["scribe"]);
+        assert_eq!(r.deferred[0].agent, "architect");
+        let chain_all = format!(
+            "{}{}{}{}",
+            suggest("architect", ""),
+            suggest("sorter", ""),
+            suggest("connector", ""),
+            suggest("librarian", "")
+        );
+        let (r, ex) = run_with((Kind::Agent, "scribe"), &[("scribe", &chain_all)], 10);
+        assert_eq!(r.steps.len(), 3);
+        assert_eq!(
+            ex.seen[2].chain_line,
+            "Call chain so far: [scribe, architect]. You are step 3 of max 3."
+        );
+    }
+
+    #[test]
+    fn no_repeats_no_cycles() {
+        let back = suggest("scribe", "again");
+        let (r, _) = run_with(
+            (Kind::Agent, "scribe"),
+            &[("scribe", &suggest("architect", "x")), ("architect", &back)],
+            3,
+        );
+        assert_eq!(r.chain(), vec!["scribe", "architect"]);
+        assert!(
+            r.skipped
+                .iter()
+                .any(|s| s.agent == "scribe" && s.why.contains("already ran"))
+        );
+        assert!(r.deferred.is_empty());
+    }
+
+    #[test]
+    fn unknown_and_disabled_are_skipped() {
+        let out = format!(
+            "{}{}",
+            suggest("ghost", "x"),
+            suggest("../../etc/passwd", "y")
+        );
+        let (r, _) = run_with((Kind::Agent, "scribe"), &[("scribe", &out)], 3);
+        assert_eq!(r.steps.len(), 1);
+        assert_eq!(r.skipped.len(), 2);
+        let mut crew = Crew::builtin();
+        for row in &mut crew.registry.agents {
+            if row.name == "architect" {
+                row.status = crate::crew::Status::Disabled;
+            }
+        }
+        let mut ex = Scripted::new(&[("scribe", &suggest("architect", "x"))]);
+        let r = run(&crew, (Kind::Agent, "scribe".into()), "m", 3, &mut ex);
+        assert_eq!(r.steps.len(), 1);
+        assert_eq!(r.skipped[0].why, "disabled in the registry");
+    }
+
+    #[test]
+    fn a_skill_is_step_one_and_blocks_its_source_agent() {
+        let out = format!(
+            "{}{}",
+            suggest("sorter", "more"),
+            suggest("connector", "links")
+        );
+        let (r, ex) = run_with((Kind::Skill, "inbox-triage"), &[("inbox-triage", &out)], 3);
+        assert_eq!(r.chain(), vec!["inbox-triage", "connector"]);
+        assert!(r.skipped.iter().any(|s| s.agent == "sorter"));
+        assert_eq!(ex.seen[1].step, 2);
+    }
+
+    #[test]
+    fn new_agent_suggestions_are_reported_not_run() {
+        let out = "### Suggested new agent\n- **Need**: taxes\n- **Reason**: none\n- **Suggested role**: tax helper\n";
+        let (r, _) = run_with((Kind::Agent, "seeker"), &[("seeker", out)], 3);
+        assert_eq!(r.steps.len(), 1);
+        assert_eq!(r.new_agents[0].need, "taxes");
+    }
+
+    #[test]
+    fn context_is_bounded() {
+        let steps: Vec<StepRecord> = (0..20)
+            .map(|i| StepRecord {
+                agent: format!("a{i}"),
+                kind: "agent".into(),
+                executor: "native".into(),
+                model: None,
+                output: "x".repeat(5_000),
+                suggestions: vec![],
+                new_agents: vec![],
+                operations: vec![],
+                suggested_by: None,
+                error: None,
+                tokens_in: 0,
+                tokens_out: 0,
+                latency_ms: 0,
+            })
+            .collect();
+        let ctx = bounded_context(&steps);
+        assert_eq!(ctx.len(), 10);
+        assert!(ctx.iter().all(|(_, t)| t.len() == 4_000));
+        assert_eq!(ctx.last().map(|c| c.0.as_str()), Some("a19"));
+    }
+}

@@ -1,0 +1,10 @@
+//! Dispatch: the router, the classifier resolver, the suggestion parser and the chain engine.
+//! Pure logic — no disk, no network — so every rule is testable offline.
+
+pub mod chain;
+pub mod normalize;
+pub mod route;
+pub mod scorer;
+pub mod suggest;
+
+pub use route::{Classifier, Route, Router};

@@ -1,0 +1,474 @@
+//! The router: a pure function from (message, crew, history) to a route value.
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use super::normalize::{is_unspaced_script, normalize};
+use super::scorer::Scorer;
+use crate::crew::{Crew, Kind};
+
+/// Where a message goes, and why. Printed, logged and returned by `crew route --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Route {
+    pub kind: String,
+    pub name: String,
+    pub reason: String,
+    /// The trigger phrase or rule that decided.
+    pub matched: String,
+    pub fell_back: bool,
+}
+
+impl Route {
+    fn new(kind: Kind, name: &str, reason: impl Into<String>, matched: impl Into<String>) -> Route {
+        Route {
+            kind: kind.as_str().to_string(),
+            name: name.to_string(),
+            reason: reason.into(),
+            matched: matched.into(),
+            fell_back: false,
+        }
+    }
+
+    pub fn kind(&self) -> Kind {
+        if self.kind == "skill" {
+            Kind::Skill
+        } else {
+            Kind::Agent
+        }
+    }
+}
+
+/// A model that classifies messages no trigger matched (supplied by the model runtime).
+pub trait Classifier {
+    /// Returns the model's raw answer to the routing prompt built from `digest`.
+    fn classify(&self, digest: &str) -> Result<String, String>;
+}
+
+#[derive(Debug, Clone)]
+struct Pattern {
+    kind: Kind,
+    name: String,
+    trigger: String,
+    normalized_len: usize,
+    rank: usize,
+}
+
+/// The compiled router for one crew: one automaton over every active trigger.
+pub struct Router {
+    automaton: Option<AhoCorasick>,
+    patterns: Vec<Pattern>,
+    overrides: Vec<(Regex, Kind, String, String)>,
+    scorer: Scorer,
+    default: Option<(Kind, String)>,
+}
+
+/// Lines of history the classifier sees, and characters per line.
+pub const DIGEST_LINES: usize = 8;
+pub const DIGEST_LINE_CHARS: usize = 400;
+pub const DIGEST_MARKER: &str = "--- MESSAGE TO CLASSIFY ---";
+
+impl Router {
+    pub fn new(crew: &Crew) -> Router {
+        let mut patterns = Vec::new();
+        let mut add = |kind: Kind, name: &str, triggers: &[String], rank: usize| {
+            for t in triggers {
+                let n = normalize(t);
+                if n.is_empty() {
+                    continue;
+                }
+                patterns.push(Pattern {
+                    kind,
+                    name: name.to_string(),
+                    trigger: t.clone(),
+                    normalized_len: n.chars().count(),
+                    rank,
+                });
+            }
+        };
+        for s in &crew.skills {
+            if crew.skill_active(&s.name) {
+                add(Kind::Skill, &s.name, &s.triggers, 0);
+            }
+        }
+        for a in &crew.agents {
+            if crew.agent_active(&a.name) {
+                add(Kind::Agent, &a.name, &a.triggers, Crew::priority(&a.name));
+            }
+        }
+        let normalized: Vec<String> = patterns.iter().map(|p| normalize(&p.trigger)).collect();
+        let automaton = AhoCorasick::builder()
+            .match_kind(MatchKind::Standard)
+            .build(&normalized)
+            .ok();
+        let overrides = crew
+            .config
+            .route_overrides
+            .iter()
+            .filter_map(|o| {
+                let re = Regex::new(&o.pattern).ok()?;
+                let (kind, name) = crew.lookup(&o.route)?;
+                Some((re, kind, name, o.pattern.clone()))
+            })
+            .collect();
+        Router {
+            automaton,
+            patterns,
+            overrides,
+            scorer: Scorer::new(crew),
+            default: crew.lookup(&crew.config.default_route),
+        }
+    }
+
+    /// The best trigger match in a normalized message: longest phrase, then skill before agent,
+    /// then agent priority, then name (for a stable answer).
+    fn best_trigger(&self, normalized: &str) -> Option<&Pattern> {
+        let ac = self.automaton.as_ref()?;
+        let mut best: Option<&Pattern> = None;
+        for m in ac.find_overlapping_iter(normalized) {
+            let p = &self.patterns[m.pattern().as_usize()];
+            if !word_bounded(normalized, m.start(), m.end()) {
+                continue;
+            }
+            let better = match best {
+                None => true,
+                Some(b) => {
+                    (p.normalized_len, b.kind, b.rank, &b.name)
+                        > (b.normalized_len, p.kind, p.rank, &p.name)
+                }
+            };
+            if better {
+                best = Some(p);
+            }
+        }
+        best
+    }
+
+    /// Routes a message. `classifier` is consulted only when no rule or trigger decides.
+    pub fn route(
+        &self,
+        crew: &Crew,
+        message: &str,
+        history: &[String],
+        classifier: Option<&dyn Classifier>,
+    ) -> Route {
+        let trimmed = message.trim();
+        // 1. explicit @agent or /skill
+        if let Some(rest) = trimmed
+            .strip_prefix('@')
+            .or_else(|| trimmed.strip_prefix('/'))
+        {
+            let word: String = rest.chars().take_while(|c| !c.is_whitespace()).collect();
+            if let Some((kind, name)) = crew.lookup(&word) {
+                let mark = &trimmed[..1];
+                return Route::new(
+                    kind,
+                    &name,
+                    format!("explicit {mark}{word}"),
+                    format!("{mark}{word}"),
+                );
+            }
+        }
+        // 2. regex overrides from the config
+        for (re, kind, name, pattern) in &self.overrides {
+            if re.is_match(trimmed) {
+                return Route::new(*kind, name, "route override", format!("/{pattern}/"));
+            }
+        }
+        // 3. pasted, unstructured text: several lines and no request on the first one
+        let lines: Vec<&str> = trimmed.lines().filter(|l| !l.trim().is_empty()).collect();
+        if lines.len() >= 3 && self.best_trigger(&normalize(lines[0])).is_none() {
+            if let Some((kind, name)) = crew.lookup("scribe") {
+                return Route::new(
+                    kind,
+                    &name,
+                    format!("pasted text ({} lines)", lines.len()),
+                    "pasted text",
+                );
+            }
+        }
+        // 4. triggers
+        let normalized = normalize(trimmed);
+        if let Some(p) = self.best_trigger(&normalized) {
+            return Route::new(
+                p.kind,
+                &p.name,
+                format!("trigger \"{}\"", p.trigger),
+                p.trigger.clone(),
+            );
+        }
+        // 5. classifier
+        if let Some(c) = classifier {
+            let digest = history_digest(history, trimmed);
+            let answer = c.classify(&digest);
+            return resolve_classifier_answer(crew, answer, self.default.as_ref());
+        }
+        // 6. offline scorer, then the default route
+        if let Some((kind, name, score, words)) = self.scorer.best(&normalized) {
+            return Route::new(
+                kind,
+                &name,
+                format!("scorer {score:.1} on {}", words.join(", ")),
+                words.join(" "),
+            );
+        }
+        self.fallback("no trigger matched and no classifier is configured")
+    }
+
+    fn fallback(&self, why: &str) -> Route {
+        match &self.default {
+            Some((kind, name)) => Route {
+                fell_back: true,
+                ..Route::new(
+                    *kind,
+                    name,
+                    format!("default route: {why}"),
+                    "default_route",
+                )
+            },
+            None => Route {
+                kind: "agent".into(),
+                name: String::new(),
+                reason: format!("no default route is declared: {why}"),
+                matched: String::new(),
+                fell_back: true,
+            },
+        }
+    }
+}
+
+fn word_bounded(text: &str, start: usize, end: usize) -> bool {
+    let before = text[..start].chars().next_back();
+    let after = text[end..].chars().next();
+    let first = text[start..].chars().next();
+    let last = text[..end].chars().next_back();
+    let ok_before = match before {
+        None | Some(' ') => true,
+        Some(c) => is_unspaced_script(c) || first.is_some_and(is_unspaced_script),
+    };
+    let ok_after = match after {
+        None | Some(' ') => true,
+        Some(c) => is_unspaced_script(c) || last.is_some_and(is_unspaced_script),
+    };
+    ok_before && ok_after
+}
+
+/// The classifier's input: the last lines of the exchange (oldest first, each cut), a marker
+/// line, then the message.
+pub fn history_digest(history: &[String], message: &str) -> String {
+    let start = history.len().saturating_sub(DIGEST_LINES);
+    let mut out = String::new();
+    for line in &history[start..] {
+        let one_line = line.replace(['\n', '\r'], " ");
+        out.extend(one_line.chars().take(DIGEST_LINE_CHARS));
+        out.push('\n');
+    }
+    out.push_str(DIGEST_MARKER);
+    out.push('\n');
+    out.push_str(message);
+    out
+}
+
+/// Turns a classifier's raw answer into a route. Every failure resolves to the default route
+/// with `fell_back: true` and the reason.
+pub fn resolve_classifier_answer(
+    crew: &Crew,
+    answer: Result<String, String>,
+    default: Option<&(Kind, String)>,
+) -> Route {
+    let fall = |why: String| match default {
+        Some((kind, name)) => Route {
+            fell_back: true,
+            ..Route::new(
+                *kind,
+                name,
+                format!("default route: classifier {why}"),
+                "default_route",
+            )
+        },
+        None => Route {
+            kind: "agent".into(),
+            name: String::new(),
+            reason: format!("classifier {why}; no default route"),
+            matched: String::new(),
+            fell_back: true,
+        },
+    };
+    let raw = match answer {
+        Ok(r) => r,
+        Err(e) => return fall(format!("failed: {e}")),
+    };
+    let body = strip_code_fence(raw.trim());
+    if body.is_empty() {
+        return fall("returned nothing".into());
+    }
+    let value: serde_json::Value = match serde_json::from_str(body) {
+        Ok(v) => v,
+        Err(e) => return fall(format!("did not return JSON ({e})")),
+    };
+    let Some(obj) = value.as_object() else {
+        return fall("returned JSON that is not an object".into());
+    };
+    let Some(route) = obj.get("route").and_then(|v| v.as_str()) else {
+        return fall("answer has no string `route`".into());
+    };
+    if route.trim().is_empty() {
+        return fall("answer has a blank `route`".into());
+    }
+    match crew.lookup(route) {
+        Some((kind, name)) => {
+            let why = obj
+                .get("reason")
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_string();
+            Route::new(kind, &name, format!("classifier: {why}"), route.to_string())
+        }
+        None => fall(format!(
+            "named `{route}`, which is no active agent or skill"
+        )),
+    }
+}
+
+fn strip_code_fence(s: &str) -> &str {
+    let Some(rest) = s.strip_prefix("```") else {
+        return s;
+    };
+    let rest = rest.split_once('\n').map_or("", |(_, r)| r);
+    rest.trim_end().strip_suffix("```").unwrap_or(rest).trim()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn crew() -> Crew {
+        Crew::builtin()
+    }
+
+    fn route(msg: &str) -> Route {
+        let c = crew();
+        Router::new(&c).route(&c, msg, &[], None)
+    }
+
+    #[test]
+    fn builtin_crew_is_valid() {
+        let c = crew();
+        let errors: Vec<_> = c.errors().collect();
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(c.agents.len(), 8);
+        assert_eq!(c.skills.len(), 14);
+    }
+
+    #[test]
+    fn skills_first_on_equal_length() {
+        let r = route("please check my email now");
+        assert_eq!(
+            (r.kind.as_str(), r.name.as_str()),
+            ("skill", "email-triage")
+        );
+    }
+
+    #[test]
+    fn longest_trigger_wins() {
+        let r = route("meeting notes");
+        assert_eq!(r.name, "transcriber");
+        let r = route("file these notes");
+        assert_eq!(r.name, "inbox-triage");
+    }
+
+    #[test]
+    fn whole_words_only() {
+        // "finde" must not fire inside "findependent"; "find" inside "finding" neither
+        let r = route("findings about xyz");
+        assert_ne!(r.matched, "find");
+    }
+
+    #[test]
+    fn explicit_overrides() {
+        let r = route("@connector do your thing");
+        assert_eq!((r.kind.as_str(), r.name.as_str()), ("agent", "connector"));
+        let r = route("/tag-garden");
+        assert_eq!((r.kind.as_str(), r.name.as_str()), ("skill", "tag-garden"));
+    }
+
+    #[test]
+    fn pasted_text_goes_to_scribe() {
+        let r = route("milk\neggs and bread\ncall the plumber about the sink\n");
+        assert_eq!(r.name, "scribe");
+    }
+
+    #[test]
+    fn japanese_inside_a_sentence() {
+        let r = route("今すぐVaultを初期化してください");
+        assert_eq!(r.name, "onboarding");
+    }
+
+    #[test]
+    fn digest_keeps_last_lines_cut() {
+        let hist: Vec<String> = (0..10)
+            .map(|i| format!("line {i} {}", "x".repeat(500)))
+            .collect();
+        let d = history_digest(&hist, "msg");
+        let lines: Vec<&str> = d.lines().collect();
+        assert_eq!(lines.len(), 10);
+        assert!(lines[0].starts_with("line 2"));
+        assert_eq!(lines[0].chars().count(), 400);
+        assert_eq!(lines[8], DIGEST_MARKER);
+    }
+
+    #[test]
+    fn classifier_failure_matrix() {
+        let c = crew();
+        let default = c.lookup(&c.config.default_route);
+        let d = default.as_ref();
+        let ok = |s: &str| resolve_classifier_answer(&c, Ok(s.to_string()), d);
+        for bad in [
+            "",
+            "   ",
+            "not json",
+            "[1,2]",
+            "42",
+            "null",
+            "{}",
+            "{\"route\": \"\"}",
+            "{\"route\": 5}",
+            "{\"route\": \"nobody\"}",
+        ] {
+            let r = ok(bad);
+            assert!(r.fell_back, "{bad:?} should fall back");
+            assert_eq!(r.name, "seeker");
+        }
+        let r = resolve_classifier_answer(&c, Err("timeout after 10s".into()), d);
+        assert!(r.fell_back && r.reason.contains("timeout"));
+        for good in [
+            "{\"route\":\"Connector\"}",
+            "```json\n{\"route\": \"con nector\", \"reason\": \"links\"}\n```",
+            "{\"route\": \"CONNECTOR_\"}",
+        ] {
+            let r = ok(good);
+            assert!(!r.fell_back, "{good:?}");
+            assert_eq!(r.name, "connector");
+        }
+        let r = ok("{\"route\": \"tag_garden\"}");
+        assert_eq!((r.kind.as_str(), r.name.as_str()), ("skill", "tag-garden"));
+    }
+
+    #[test]
+    fn disabled_agents_are_never_chosen() {
+        let mut c = crew();
+        for row in &mut c.registry.agents {
+            if row.name == "connector" {
+                row.status = crate::crew::Status::Disabled;
+            }
+        }
+        let router = Router::new(&c);
+        let r = router.route(&c, "connect the notes", &[], None);
+        assert_ne!(r.name, "connector");
+        let r = router.route(&c, "@connector hi", &[], None);
+        assert_ne!(r.name, "connector");
+        let d = c.lookup(&c.config.default_route);
+        let r = resolve_classifier_answer(&c, Ok("{\"route\":\"connector\"}".into()), d.as_ref());
+        assert!(r.fell_back);
+    }
+}

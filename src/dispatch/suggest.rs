@@ -1,0 +1,222 @@
+//! Parses `### Suggested next agent` and `### Suggested new agent` blocks from agent output.
+//!
+//! Tolerant of spacing, bold, list markers and case; strict about the field names. Garbage
+//! never panics: unknown lines are ignored, and fields are bounded in size.
+
+use serde::{Deserialize, Serialize};
+
+/// A request to run another agent next.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NextAgent {
+    pub agent: String,
+    pub reason: String,
+    pub context: String,
+}
+
+/// A request for a capability no agent has.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewAgent {
+    pub need: String,
+    pub reason: String,
+    pub suggested_role: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Suggestions {
+    pub next: Vec<NextAgent>,
+    pub new: Vec<NewAgent>,
+}
+
+/// Bounds that keep a hostile output from growing memory without limit.
+const MAX_FIELD_CHARS: usize = 2_000;
+const MAX_BLOCKS: usize = 64;
+
+#[derive(PartialEq, Clone, Copy)]
+enum Block {
+    None,
+    Next,
+    New,
+}
+
+fn heading_kind(line: &str) -> Option<Block> {
+    let t = line.trim();
+    if !t.starts_with('#') {
+        return None;
+    }
+    let title = t
+        .trim_start_matches('#')
+        .trim()
+        .trim_matches('*')
+        .trim()
+        .to_lowercase();
+    let title = title.trim_end_matches(':').trim();
+    match title {
+        "suggested next agent" | "suggested next agents" => Some(Block::Next),
+        "suggested new agent" | "suggested new agents" => Some(Block::New),
+        _ => Some(Block::None),
+    }
+}
+
+/// Reads `- **Field**: value` (any of the decorations optional) into (field, value).
+fn field(line: &str) -> Option<(String, String)> {
+    let t = line.trim();
+    let t = t
+        .strip_prefix("- ")
+        .or_else(|| t.strip_prefix("* "))
+        .or_else(|| t.strip_prefix("+ "))
+        .unwrap_or(t)
+        .trim();
+    let (key, value) = if let Some(rest) = t.strip_prefix("**") {
+        let end = rest.find("**")?;
+        let key = &rest[..end];
+        let after = rest[end + 2..].trim_start();
+        // both `**Agent**: x` and `**Agent:** x`
+        match key.strip_suffix(':') {
+            Some(k) => (k.to_string(), after.to_string()),
+            None => (key.to_string(), after.strip_prefix(':')?.to_string()),
+        }
+    } else {
+        let (k, v) = t.split_once(':')?;
+        (k.to_string(), v.to_string())
+    };
+    let key = key.trim().trim_matches(['*', '_']).trim().to_lowercase();
+    let value: String = value
+        .trim()
+        .trim_matches('*')
+        .trim()
+        .chars()
+        .take(MAX_FIELD_CHARS)
+        .collect();
+    Some((key, value))
+}
+
+/// Every suggestion block in `output`, in order.
+pub fn parse(output: &str) -> Suggestions {
+    let mut out = Suggestions::default();
+    let mut block = Block::None;
+    let mut cur: Vec<(String, String)> = Vec::new();
+    let flush = |block: Block, cur: &mut Vec<(String, String)>, out: &mut Suggestions| {
+        let get = |k: &str| {
+            cur.iter()
+                .find(|(x, _)| x == k)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        };
+        match block {
+            Block::Next => {
+                let agent = get("agent");
+                if !agent.is_empty() && out.next.len() < MAX_BLOCKS {
+                    out.next.push(NextAgent {
+                        agent: agent
+                            .trim_matches(['`', '"', '\'', '@', '/', '[', ']'])
+                            .trim()
+                            .to_string(),
+                        reason: get("reason"),
+                        context: get("context"),
+                    });
+                }
+            }
+            Block::New => {
+                let need = get("need");
+                if !need.is_empty() && out.new.len() < MAX_BLOCKS {
+                    out.new.push(NewAgent {
+                        need,
+                        reason: get("reason"),
+                        suggested_role: get("suggested role"),
+                    });
+                }
+            }
+            Block::None => {}
+        }
+        cur.clear();
+    };
+    let mut in_fence = false;
+    for line in output.lines() {
+        if line.trim_start().starts_with("```") {
+            // an example inside a code fence is not a suggestion
+            in_fence = !in_fence;
+            flush(block, &mut cur, &mut out);
+            block = Block::None;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        if let Some(kind) = heading_kind(line) {
+            flush(block, &mut cur, &mut out);
+            block = kind;
+            continue;
+        }
+        if block == Block::None {
+            continue;
+        }
+        if let Some((k, v)) = field(line) {
+            let known = matches!(
+                k.as_str(),
+                "agent" | "reason" | "context" | "need" | "suggested role"
+            );
+            if known {
+                // a second `Agent:` in the same block starts a new suggestion
+                if cur.iter().any(|(x, _)| *x == k) {
+                    flush(block, &mut cur, &mut out);
+                }
+                cur.push((k, v));
+            }
+        }
+    }
+    flush(block, &mut cur, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_standard_block() {
+        let s = parse(
+            "done.\n\n### Suggested next agent\n- **Agent**: connector\n- **Reason**: 5 notes unlinked\n- **Context**: 02-Areas/ML/*.md\n",
+        );
+        assert_eq!(
+            s.next,
+            vec![NextAgent {
+                agent: "connector".into(),
+                reason: "5 notes unlinked".into(),
+                context: "02-Areas/ML/*.md".into(),
+            }]
+        );
+    }
+
+    #[test]
+    fn tolerates_decoration_and_case() {
+        let s = parse(
+            "## SUGGESTED NEXT AGENT:\n* **agent:** `Architect`\n  reason: no area\n\n#### suggested next agent\nAgent: librarian\n",
+        );
+        assert_eq!(s.next.len(), 2);
+        assert_eq!(s.next[0].agent, "Architect");
+        assert_eq!(s.next[0].reason, "no area");
+        assert_eq!(s.next[1].agent, "librarian");
+    }
+
+    #[test]
+    fn reads_new_agent_blocks_and_ignores_fenced_examples() {
+        let s = parse(
+            "```\n### Suggested next agent\n- **Agent**: x\n```\n### Suggested new agent\n- **Need**: taxes\n- **Reason**: none fits\n- **Suggested role**: tax helper\n",
+        );
+        assert!(s.next.is_empty());
+        assert_eq!(s.new[0].suggested_role, "tax helper");
+    }
+
+    #[test]
+    fn strict_about_field_names() {
+        let s = parse("### Suggested next agent\n- **Agnet**: connector\n");
+        assert!(s.next.is_empty());
+    }
+
+    #[test]
+    fn two_agents_in_one_block() {
+        let s =
+            parse("### Suggested next agent\n- **Agent**: a\n- **Reason**: r1\n- **Agent**: b\n");
+        assert_eq!(s.next.len(), 2);
+    }
+}

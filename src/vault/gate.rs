@@ -1,0 +1,870 @@
+//! The write gate: the one door every change to a vault goes through.
+//!
+//! - Paths are jailed to the vault: no absolute paths, no `..`, no symlinks on the way, no
+//!   control characters or names Windows cannot hold.
+//! - Protected places are refused: `.obsidian/`, `.git/`, hidden folders in general, the crew
+//!   definition's core files, the anchor's dispatcher files, and other agents' post-its.
+//! - Writes are atomic (a hidden temporary file in the same folder, then a rename); a create or a
+//!   move never replaces an existing file (a free name is chosen and reported).
+//! - A move keeps every link in the vault pointing at the same file, rewriting only the links
+//!   that would otherwise break or change meaning.
+//! - Every operation is journaled before it happens, with what is needed to reverse it.
+//! - Nothing is deleted.
+//!
+//! The gate owns the in-memory [`Vault`], so every reader sees the vault as the gate has
+//! changed it, and a `--dry-run` plans exactly what a real run would do without touching disk.
+
+use std::collections::HashMap;
+use std::io::Write as _;
+use std::path::{Component, Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::Vault;
+use super::edit::{self, Replacement};
+use super::note::Note;
+use super::resolve::{FileTable, Resolution, is_note_path};
+
+/// Why the gate refused or failed an operation.
+#[derive(Debug, thiserror::Error)]
+pub enum GateError {
+    #[error("refused {path:?}: {reason}")]
+    Jail { path: String, reason: String },
+    #[error("refused {path:?}: {reason}")]
+    Protected { path: String, reason: String },
+    #[error("{path:?} does not exist in the vault")]
+    NotFound { path: String },
+    #[error("could not write {path}: {source} (the original is untouched)")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl GateError {
+    fn io(path: &str, source: std::io::Error) -> Self {
+        GateError::Io {
+            path: path.to_string(),
+            source,
+        }
+    }
+}
+
+/// Kinds of operations, as they appear in journals, run logs and `--json` output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpKind {
+    Create,
+    Write,
+    Edit,
+    Move,
+    Mkdir,
+}
+
+/// One change to the vault, recorded before it happens.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Operation {
+    pub seq: usize,
+    pub op: OpKind,
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub to: Option<String>,
+    /// File (in the journal folder) holding the bytes the path had before, for edits/writes.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub backup: Option<String>,
+    /// FNV-1a hash of the bytes after the operation, so undo can tell a later change.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub after_hash: Option<String>,
+    /// Why (e.g. "link to moved note"), for the human reading a plan.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub note: Option<String>,
+}
+
+/// Where the core crew definition lives inside a vault, and which folders hold post-its.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    /// Core agent names: their definition files are never written.
+    pub core_agents: Vec<String>,
+    /// The agent running now: only it may write its own post-it.
+    pub actor: Option<String>,
+    /// Folder of post-its, vault-relative (default `Meta/states`).
+    pub states_dir: String,
+    /// The gate is rooted at a crew-definition folder rather than a vault.
+    pub crew_definition_root: bool,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            core_agents: crate::crew::CORE_AGENTS
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            actor: None,
+            states_dir: "Meta/states".to_string(),
+            crew_definition_root: false,
+        }
+    }
+}
+
+/// Folders where the anchor project (and crew) install a crew definition inside a vault.
+pub const CREW_FOLDERS: &[&str] = &[
+    ".crew",
+    ".claude",
+    ".gemini",
+    ".opencode",
+    ".codex",
+    ".agents",
+    ".platform",
+];
+
+/// The dispatcher files of the anchor project at the vault root.
+const DISPATCHER_FILES: &[&str] = &["claude.md", "gemini.md", "agents.md"];
+
+const WINDOWS_RESERVED: &[&str] = &[
+    "con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8",
+    "com9", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9",
+];
+
+/// Checks a vault-relative path and returns it normalised (`/`-separated, no `.` segments).
+pub fn jail(path: &str) -> Result<String, GateError> {
+    let refuse = |reason: &str| GateError::Jail {
+        path: path.to_string(),
+        reason: reason.to_string(),
+    };
+    if path.trim().is_empty() {
+        return Err(refuse("empty path"));
+    }
+    if path.chars().any(|c| c.is_control()) {
+        return Err(refuse("control characters in the path"));
+    }
+    if path.contains('\\') {
+        return Err(refuse("backslashes are not allowed; use / between folders"));
+    }
+    let p = Path::new(path);
+    if p.is_absolute() || path.starts_with('/') || path.get(1..2) == Some(":") {
+        return Err(refuse(
+            "absolute paths are outside the vault; give a vault-relative path",
+        ));
+    }
+    let mut parts = Vec::new();
+    for c in p.components() {
+        match c {
+            Component::Normal(s) => {
+                let s = s.to_string_lossy();
+                let stem = s.split('.').next().unwrap_or("").to_ascii_lowercase();
+                if WINDOWS_RESERVED.contains(&stem.as_str()) {
+                    return Err(refuse("a name Windows reserves (CON, NUL, COM1, …)"));
+                }
+                if s.ends_with(' ') || (s.ends_with('.') && s != ".") {
+                    return Err(refuse("a name ending in a space or a dot"));
+                }
+                parts.push(s.into_owned());
+            }
+            Component::CurDir => {}
+            Component::ParentDir => return Err(refuse("`..` leaves the vault")),
+            _ => return Err(refuse("not a vault-relative path")),
+        }
+    }
+    if parts.is_empty() {
+        return Err(refuse("names no file"));
+    }
+    Ok(parts.join("/"))
+}
+
+impl Policy {
+    /// Refuses protected paths (the path is already jailed).
+    pub fn check(&self, path: &str) -> Result<(), GateError> {
+        let protect = |reason: String| GateError::Protected {
+            path: path.to_string(),
+            reason,
+        };
+        let parts: Vec<&str> = path.split('/').collect();
+        let lower = path.to_lowercase();
+        if self.crew_definition_root {
+            return self.check_definition_file(&parts, &lower).map_err(protect);
+        }
+        let first = parts[0].to_lowercase();
+        if first == ".obsidian" || first == ".git" || first == ".trash" {
+            return Err(protect(format!(
+                "{} belongs to Obsidian or git, not to the crew",
+                parts[0]
+            )));
+        }
+        if CREW_FOLDERS.contains(&first.as_str()) {
+            return self
+                .check_definition_file(&parts[1..], &parts[1..].join("/").to_lowercase())
+                .map_err(protect);
+        }
+        if parts.iter().any(|p| p.starts_with('.')) {
+            return Err(protect(
+                "hidden files and folders are not vault notes".to_string(),
+            ));
+        }
+        if parts.len() == 1 && DISPATCHER_FILES.contains(&lower.as_str()) {
+            return Err(protect(
+                "the dispatcher file is part of the crew definition".to_string(),
+            ));
+        }
+        let states = format!("{}/", self.states_dir.to_lowercase());
+        if let Some(rest) = lower.strip_prefix(&states) {
+            let owner = rest.strip_suffix(".md").unwrap_or(rest);
+            if self.actor.as_deref().map(str::to_lowercase).as_deref() != Some(owner) {
+                return Err(protect(format!(
+                    "this is the post-it of agent `{owner}`; only that agent writes it"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_definition_file(&self, parts: &[&str], lower: &str) -> Result<(), String> {
+        match parts {
+            ["references", f]
+                if ["agents-registry.md", "agents.md"].contains(&f.to_lowercase().as_str()) =>
+            {
+                Ok(())
+            }
+            ["agents", f] => {
+                let name = f.to_lowercase();
+                let name = name.strip_suffix(".md").unwrap_or(&name);
+                if self.core_agents.iter().any(|c| c == name) {
+                    Err(format!(
+                        "`{name}` is a core agent; its definition ships with crew"
+                    ))
+                } else {
+                    Ok(())
+                }
+            }
+            _ => Err(format!(
+                "{lower} is part of the crew definition; only custom agents and the registry may change"
+            )),
+        }
+    }
+}
+
+/// FNV-1a, 64 bit: a stable fingerprint of file contents for the journal.
+pub fn fingerprint(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// What a move did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MoveOutcome {
+    pub from: String,
+    /// Where the note ended up (differs from the request when that name was taken).
+    pub to: String,
+    /// Notes whose links were rewritten, with how many links each.
+    pub rewritten: Vec<(String, usize)>,
+}
+
+/// The journal of one run: entries appended to `journal.jsonl` before each change, backups of
+/// original bytes beside it. `None` dir: kept in memory only (tests, dry runs).
+#[derive(Debug, Default)]
+pub struct Journal {
+    dir: Option<PathBuf>,
+    pub entries: Vec<Operation>,
+}
+
+impl Journal {
+    pub fn in_memory() -> Self {
+        Journal::default()
+    }
+
+    pub fn at(dir: PathBuf) -> Self {
+        Journal {
+            dir: Some(dir),
+            entries: Vec::new(),
+        }
+    }
+
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
+    fn record(&mut self, mut op: Operation, original: Option<&[u8]>) -> Result<(), GateError> {
+        op.seq = self.entries.len() + 1;
+        if let Some(dir) = &self.dir {
+            std::fs::create_dir_all(dir).map_err(|e| GateError::io(&dir.to_string_lossy(), e))?;
+            if let Some(bytes) = original {
+                let name = format!("{}.orig", op.seq);
+                write_synced(&dir.join(&name), bytes).map_err(|e| GateError::io(&name, e))?;
+                op.backup = Some(name);
+            }
+            let line = serde_json::to_string(&op).unwrap_or_default();
+            let path = dir.join("journal.jsonl");
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(|e| GateError::io(&path.to_string_lossy(), e))?;
+            writeln!(f, "{line}")
+                .and_then(|_| f.sync_data())
+                .map_err(|e| GateError::io(&path.to_string_lossy(), e))?;
+        }
+        self.entries.push(op);
+        Ok(())
+    }
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut f = std::fs::File::create(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+/// The gate over one vault.
+pub struct Gate {
+    vault: Vault,
+    pub policy: Policy,
+    pub journal: Journal,
+    dry_run: bool,
+    /// Contents as the gate has written them (in a dry run, the only place they exist);
+    /// `None` marks a path moved away.
+    overlay: HashMap<String, Option<Vec<u8>>>,
+}
+
+impl Gate {
+    pub fn new(vault: Vault, policy: Policy, journal: Journal, dry_run: bool) -> Gate {
+        Gate {
+            vault,
+            policy,
+            journal,
+            dry_run,
+            overlay: HashMap::new(),
+        }
+    }
+
+    pub fn vault(&self) -> &Vault {
+        &self.vault
+    }
+
+    pub fn into_vault(self) -> Vault {
+        self.vault
+    }
+
+    pub fn is_dry_run(&self) -> bool {
+        self.dry_run
+    }
+
+    pub fn operations(&self) -> &[Operation] {
+        &self.journal.entries
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.vault.root
+    }
+
+    /// Reads a file as the gate sees it (its own pending writes first).
+    pub fn read(&self, path: &str) -> Option<Vec<u8>> {
+        let path = jail(path).ok()?;
+        if let Some(entry) = self.overlay.get(&path) {
+            return entry.clone();
+        }
+        std::fs::read(self.vault.root.join(&path)).ok()
+    }
+
+    pub fn read_text(&self, path: &str) -> Option<String> {
+        self.read(path)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+
+    pub fn exists(&self, path: &str) -> bool {
+        let Ok(path) = jail(path) else { return false };
+        match self.overlay.get(&path) {
+            Some(entry) => entry.is_some(),
+            None => self.vault.root.join(&path).exists() || self.vault.files.id_of(&path).is_some(),
+        }
+    }
+
+    /// Jail + policy + no symlink on the way.
+    fn admit(&self, path: &str) -> Result<String, GateError> {
+        let path = jail(path)?;
+        self.policy.check(&path)?;
+        let mut cur = self.vault.root.clone();
+        for part in path.split('/') {
+            cur.push(part);
+            if let Ok(meta) = std::fs::symlink_metadata(&cur) {
+                if meta.file_type().is_symlink() {
+                    return Err(GateError::Jail {
+                        path: path.clone(),
+                        reason: "a symbolic link on the way could lead outside the vault".into(),
+                    });
+                }
+            }
+        }
+        Ok(path)
+    }
+
+    /// A free variant of `path`: `Name.md`, then `Name 2.md`, `Name 3.md`, …
+    pub fn free_name(&self, path: &str) -> String {
+        if !self.exists(path) {
+            return path.to_string();
+        }
+        let (stem, ext) = match path.rfind('.') {
+            Some(dot) if dot > path.rfind('/').map_or(0, |s| s + 1) => (&path[..dot], &path[dot..]),
+            _ => (path, ""),
+        };
+        (2..)
+            .map(|n| format!("{stem} {n}{ext}"))
+            .find(|p| !self.exists(p))
+            .unwrap_or_else(|| path.to_string())
+    }
+
+    fn ensure_parent(&mut self, path: &str) -> Result<(), GateError> {
+        let Some((dir, _)) = path.rsplit_once('/') else {
+            return Ok(());
+        };
+        if self.vault.root.join(dir).is_dir() || self.overlay.contains_key(&format!("{dir}/")) {
+            return Ok(());
+        }
+        self.journal.record(
+            Operation {
+                seq: 0,
+                op: OpKind::Mkdir,
+                path: dir.to_string(),
+                to: None,
+                backup: None,
+                after_hash: None,
+                note: None,
+            },
+            None,
+        )?;
+        if self.dry_run {
+            self.overlay.insert(format!("{dir}/"), Some(Vec::new()));
+        } else {
+            std::fs::create_dir_all(self.vault.root.join(dir))
+                .map_err(|e| GateError::io(dir, e))?;
+        }
+        Ok(())
+    }
+
+    fn put(&mut self, path: &str, bytes: &[u8], no_clobber: bool) -> Result<(), GateError> {
+        if !self.dry_run {
+            atomic_write(&self.vault.root.join(path), bytes, no_clobber)
+                .map_err(|e| GateError::io(path, e))?;
+        }
+        self.overlay.insert(path.to_string(), Some(bytes.to_vec()));
+        if is_note_path(path) {
+            self.vault.upsert_note(Note::parse(path.to_string(), bytes));
+        } else {
+            self.vault.add_attachment(path);
+        }
+        Ok(())
+    }
+
+    /// Creates a new file; if the name is taken, a free variant is used. Returns the path used.
+    pub fn create(&mut self, path: &str, bytes: &[u8]) -> Result<String, GateError> {
+        let wanted = self.admit(path)?;
+        let path = self.free_name(&wanted);
+        let path = self.admit(&path)?;
+        self.ensure_parent(&path)?;
+        self.journal.record(
+            Operation {
+                seq: 0,
+                op: OpKind::Create,
+                path: path.clone(),
+                to: None,
+                backup: None,
+                after_hash: Some(fingerprint(bytes)),
+                note: (path != wanted).then(|| format!("{wanted} was taken")),
+            },
+            None,
+        )?;
+        self.put(&path, bytes, true)?;
+        Ok(path)
+    }
+
+    /// Writes a whole file, replacing it if it exists (the original is journaled first).
+    pub fn write(&mut self, path: &str, bytes: &[u8]) -> Result<(), GateError> {
+        let path = self.admit(path)?;
+        let original = self.read(&path);
+        if original.as_deref() == Some(bytes) {
+            return Ok(());
+        }
+        if original.is_none() {
+            self.ensure_parent(&path)?;
+        }
+        self.journal.record(
+            Operation {
+                seq: 0,
+                op: if original.is_some() {
+                    OpKind::Write
+                } else {
+                    OpKind::Create
+                },
+                path: path.clone(),
+                to: None,
+                backup: None,
+                after_hash: Some(fingerprint(bytes)),
+                note: None,
+            },
+            original.as_deref(),
+        )?;
+        self.put(&path, bytes, false)
+    }
+
+    /// Changes an existing note's text with `change`; nothing is written when the text is equal.
+    pub fn edit(
+        &mut self,
+        path: &str,
+        why: &str,
+        change: impl FnOnce(&str) -> String,
+    ) -> Result<bool, GateError> {
+        let path = self.admit(path)?;
+        let original = self
+            .read(&path)
+            .ok_or_else(|| GateError::NotFound { path: path.clone() })?;
+        if std::str::from_utf8(&original).is_err() {
+            return Err(GateError::Protected {
+                path,
+                reason: "the file is not valid UTF-8; crew does not edit it so no byte is lost"
+                    .into(),
+            });
+        }
+        let text = String::from_utf8_lossy(&original);
+        let updated = change(&text);
+        if updated.as_bytes() == original.as_slice() {
+            return Ok(false);
+        }
+        self.journal.record(
+            Operation {
+                seq: 0,
+                op: OpKind::Edit,
+                path: path.clone(),
+                to: None,
+                backup: None,
+                after_hash: Some(fingerprint(updated.as_bytes())),
+                note: Some(why.to_string()),
+            },
+            Some(&original),
+        )?;
+        self.put(&path, updated.as_bytes(), false)?;
+        Ok(true)
+    }
+
+    /// Appends text to a file, creating it when absent.
+    pub fn append(&mut self, path: &str, text: &str) -> Result<(), GateError> {
+        let path = self.admit(path)?;
+        match self.read(&path) {
+            Some(_) => {
+                self.edit(&path, "append", |old| {
+                    let mut s = old.to_string();
+                    if !s.is_empty() && !s.ends_with('\n') {
+                        s.push('\n');
+                    }
+                    s.push_str(text);
+                    s
+                })?;
+                Ok(())
+            }
+            None => self.write(&path, text.as_bytes()),
+        }
+    }
+
+    /// Sets or removes frontmatter keys, changing no other byte.
+    pub fn set_frontmatter(
+        &mut self,
+        path: &str,
+        changes: &[(&str, Option<String>)],
+    ) -> Result<bool, GateError> {
+        let why = changes
+            .iter()
+            .map(|(k, _)| *k)
+            .collect::<Vec<_>>()
+            .join(", ");
+        self.edit(path, &format!("frontmatter: {why}"), |t| {
+            edit::set_frontmatter_keys(t, changes)
+        })
+    }
+
+    /// Moves a file inside the vault, never over an existing one, and keeps every link in the
+    /// vault pointing at the file it pointed at before.
+    pub fn move_file(&mut self, from: &str, to: &str) -> Result<MoveOutcome, GateError> {
+        let from = self.admit(from)?;
+        if self.vault.files.id_of(&from).is_none() && !self.exists(&from) {
+            return Err(GateError::NotFound { path: from });
+        }
+        // the vault's own spelling of the path (links compare case-insensitively)
+        let from = self
+            .vault
+            .files
+            .id_of(&from)
+            .map_or(from, |id| self.vault.files.paths[id].clone());
+        let wanted = self.admit(to)?;
+        if wanted == from {
+            return Ok(MoveOutcome {
+                from: from.clone(),
+                to: from,
+                rewritten: Vec::new(),
+            });
+        }
+        let to = self.free_name(&wanted);
+        let to = self.admit(&to)?;
+
+        let plan = plan_link_rewrites(&self.vault, &from, &to);
+        self.ensure_parent(&to)?;
+        self.journal.record(
+            Operation {
+                seq: 0,
+                op: OpKind::Move,
+                path: from.clone(),
+                to: Some(to.clone()),
+                backup: None,
+                after_hash: None,
+                note: (to != wanted).then(|| format!("{wanted} was taken")),
+            },
+            None,
+        )?;
+        let bytes = self.read(&from);
+        if !self.dry_run {
+            move_no_clobber(&self.vault.root.join(&from), &self.vault.root.join(&to))
+                .map_err(|e| GateError::io(&from, e))?;
+        }
+        self.overlay.insert(from.clone(), None);
+        if let Some(b) = bytes {
+            self.overlay.insert(to.clone(), Some(b));
+        }
+        self.vault.rename_file(&from, &to);
+
+        let mut rewritten = Vec::new();
+        for (note_path, reps) in plan {
+            let count = reps.len();
+            let changed = self.edit(&note_path, &format!("links follow {from} → {to}"), |t| {
+                edit::apply_replacements(t, reps)
+            })?;
+            if changed {
+                rewritten.push((note_path, count));
+            }
+        }
+        Ok(MoveOutcome {
+            from,
+            to,
+            rewritten,
+        })
+    }
+}
+
+/// Writes `bytes` to `path` through a hidden temporary file in the same folder and a rename.
+/// With `no_clobber`, fails instead of replacing an existing file.
+pub fn atomic_write(path: &Path, bytes: &[u8], no_clobber: bool) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".crew-tmp-")
+        .suffix(".part")
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        // keep the note's permissions when replacing it
+        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
+    }
+    if no_clobber {
+        tmp.persist_noclobber(path).map_err(|e| e.error)?;
+    } else {
+        tmp.persist(path).map_err(|e| e.error)?;
+    }
+    Ok(())
+}
+
+/// Moves a file without ever replacing an existing one: a hard link that fails when the name is
+/// taken, then the old name is removed. Where hard links are not possible, a checked rename.
+fn move_no_clobber(from: &Path, to: &Path) -> std::io::Result<()> {
+    if let Some(dir) = to.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    match std::fs::hard_link(from, to) {
+        Ok(()) => std::fs::remove_file(from),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(e),
+        Err(_) => {
+            if to.exists() {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    "destination exists",
+                ));
+            }
+            std::fs::rename(from, to)
+        }
+    }
+}
+
+/// For a move `from → to`, the replacements each note needs so that every link keeps its
+/// target. Links already right after the move are left byte for byte as they are.
+pub fn plan_link_rewrites(vault: &Vault, from: &str, to: &str) -> Vec<(String, Vec<Replacement>)> {
+    let map = |p: &str| {
+        if p == from {
+            to.to_string()
+        } else {
+            p.to_string()
+        }
+    };
+    let new_paths: Vec<String> = vault.files.paths.iter().map(|p| map(p)).collect();
+    let after = FileTable::new(new_paths);
+    let mut plans = Vec::new();
+    for note in &vault.notes {
+        let new_note_path = map(&note.path);
+        let mut reps = Vec::new();
+        let mut check = |target: &str,
+                         span: std::ops::Range<usize>,
+                         render: &dyn Fn(&str) -> String,
+                         md: bool| {
+            let before = resolve_any(&vault.files, &note.path, target, md);
+            let Some(old_id) = before else { return };
+            let desired = map(&vault.files.paths[old_id]);
+            let now =
+                resolve_any(&after, &new_note_path, target, md).map(|id| after.paths[id].clone());
+            if now.as_deref() == Some(desired.as_str()) {
+                return;
+            }
+            let new_target = if md {
+                edit::encode_md_path(&desired)
+            } else {
+                best_wikilink_target(&after, &new_note_path, &desired)
+            };
+            reps.push(Replacement {
+                range: span,
+                with: render(&new_target),
+            });
+        };
+        for link in note.wikilinks.iter().chain(&note.frontmatter_links) {
+            if link.target.is_empty() {
+                continue;
+            }
+            check(
+                &link.target,
+                link.span.clone(),
+                &|t| edit::render_wikilink(link, t),
+                false,
+            );
+        }
+        for link in &note.markdown_links {
+            check(
+                &link.target,
+                link.dest_span.clone(),
+                &|t| match &link.fragment {
+                    Some(f) => format!("{t}#{f}"),
+                    None => t.to_string(),
+                },
+                true,
+            );
+        }
+        if !reps.is_empty() {
+            plans.push((new_note_path, reps));
+        }
+    }
+    plans
+}
+
+fn resolve_any(table: &FileTable, from: &str, target: &str, markdown: bool) -> Option<usize> {
+    if markdown {
+        // Markdown links are paths: relative to the note's folder first, then from the root.
+        let dir = from.rsplit_once('/').map_or("", |(d, _)| d);
+        let rel = if dir.is_empty() {
+            target.to_string()
+        } else {
+            format!("{dir}/{target}")
+        };
+        if let Some(id) = normalise(&rel).and_then(|p| table.id_of(&p)) {
+            return Some(id);
+        }
+    }
+    match table.resolve(from, target) {
+        Resolution::File { id, .. } => Some(id),
+        _ => None,
+    }
+}
+
+fn normalise(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// The shortest wikilink target that resolves to `desired` from the note at `from`: the bare
+/// name when that is unambiguous, otherwise the full vault path (without `.md` for notes).
+fn best_wikilink_target(table: &FileTable, from: &str, desired: &str) -> String {
+    let file = desired.rsplit('/').next().unwrap_or(desired);
+    let short = file.strip_suffix(".md").unwrap_or(file);
+    if let Resolution::File {
+        id,
+        ambiguous: false,
+    } = table.resolve(from, short)
+    {
+        if table.paths[id] == desired {
+            return short.to_string();
+        }
+    }
+    desired.strip_suffix(".md").unwrap_or(desired).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jail_refuses_escapes() {
+        for bad in [
+            "",
+            "/etc/passwd",
+            "../x.md",
+            "a/../../x.md",
+            "C:/x.md",
+            "a\\b.md",
+            "a/CON.md",
+            "x\u{0}.md",
+            "dot./x.md",
+        ] {
+            assert!(jail(bad).is_err(), "{bad:?} should be refused");
+        }
+        assert_eq!(jail("./a//b.md").ok().as_deref(), Some("a/b.md"));
+    }
+
+    #[test]
+    fn policy_protects_the_right_places() {
+        let p = Policy {
+            actor: Some("sorter".into()),
+            ..Policy::default()
+        };
+        for bad in [
+            ".obsidian/app.json",
+            ".git/config",
+            "CLAUDE.md",
+            ".crew/agents/sorter.md",
+            ".claude/skills/x/SKILL.md",
+            "Meta/states/librarian.md",
+            "a/.hidden.md",
+            ".crew/references/other.md",
+        ] {
+            assert!(p.check(bad).is_err(), "{bad} should be protected");
+        }
+        for ok in [
+            "Meta/states/sorter.md",
+            ".crew/agents/my-helper.md",
+            ".claude/references/agents-registry.md",
+            "00-Inbox/x.md",
+        ] {
+            assert!(p.check(ok).is_ok(), "{ok} should be allowed");
+        }
+    }
+
+    #[test]
+    fn fingerprint_is_stable() {
+        assert_eq!(fingerprint(b""), "cbf29ce484222325");
+        assert_ne!(fingerprint(b"a"), fingerprint(b"b"));
+    }
+}

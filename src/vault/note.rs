@@ -1,0 +1,317 @@
+//! One parsed note: everything later features ask about a note without re-reading it.
+
+use std::ops::Range;
+
+use yaml_serde::{Mapping, Value};
+
+use super::markdown::{self, FrontmatterBlock, Heading, MarkdownLink, Task, WikiLink};
+
+/// The state of a note's frontmatter.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Frontmatter {
+    /// No closed `---` block at the top of the note.
+    Absent,
+    /// A block that parsed to a mapping (an empty block gives an empty mapping).
+    Parsed(Mapping),
+    /// A block that did not parse, or parsed to something other than a mapping.
+    Invalid { line: usize, message: String },
+}
+
+/// A Markdown note, parsed once.
+#[derive(Debug, Clone)]
+pub struct Note {
+    /// Vault-relative path with `/` separators.
+    pub path: String,
+    pub frontmatter: Frontmatter,
+    /// Byte range of the frontmatter block in the text, when there is a closed block.
+    pub frontmatter_block: Option<FrontmatterBlock>,
+    pub wikilinks: Vec<WikiLink>,
+    pub markdown_links: Vec<MarkdownLink>,
+    /// `[[links]]` written inside the frontmatter (e.g. `up: "[[Home]]"`): not counted in the
+    /// stats, but kept pointing at their note when it moves.
+    pub frontmatter_links: Vec<WikiLink>,
+    /// Inline tags, then frontmatter tags, as written (without `#`).
+    pub tags: Vec<String>,
+    pub aliases: Vec<String>,
+    pub headings: Vec<Heading>,
+    pub block_ids: Vec<String>,
+    pub tasks: Vec<Task>,
+    /// Whether the bytes on disk were not valid UTF-8 (the text was read lossily).
+    pub invalid_utf8: bool,
+    /// Byte length of the body (text after the frontmatter block).
+    pub body_len: usize,
+    pub size: u64,
+    /// Modification time, seconds since the Unix epoch.
+    pub modified: i64,
+}
+
+impl Note {
+    /// Parses a note from its raw bytes.
+    pub fn parse(path: impl Into<String>, bytes: &[u8]) -> Note {
+        let (text, invalid_utf8) = match std::str::from_utf8(bytes) {
+            Ok(t) => (std::borrow::Cow::Borrowed(t), false),
+            Err(_) => (String::from_utf8_lossy(bytes), true),
+        };
+        let mut note = Note::parse_text(path, &text);
+        note.invalid_utf8 = invalid_utf8;
+        note.size = bytes.len() as u64;
+        note
+    }
+
+    /// Parses a note from its text (a leading BOM is ignored).
+    pub fn parse_text(path: impl Into<String>, text: &str) -> Note {
+        let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+        let body_text = &text[bom..];
+        let block = markdown::split_frontmatter(body_text);
+        let frontmatter = match &block {
+            None => Frontmatter::Absent,
+            Some(b) => parse_yaml_block(&body_text[b.yaml.clone()]),
+        };
+        let masked = markdown::mask(body_text, block.as_ref());
+        let shift = |r: Range<usize>| r.start + bom..r.end + bom;
+        let mut wikilinks = markdown::wikilinks(&masked);
+        for l in &mut wikilinks {
+            l.span = shift(l.span.clone());
+        }
+        let mut markdown_links = markdown::markdown_links(&masked);
+        for l in &mut markdown_links {
+            l.span = shift(l.span.clone());
+            l.dest_span = shift(l.dest_span.clone());
+        }
+        let mut tags: Vec<String> = markdown::inline_tags(&masked)
+            .into_iter()
+            .map(|t| t.1)
+            .collect();
+        let mut aliases = Vec::new();
+        if let Frontmatter::Parsed(map) = &frontmatter {
+            tags.extend(frontmatter_tags(map));
+            aliases = frontmatter_aliases(map);
+        }
+        let (headings, block_ids, tasks) = markdown::structure(&masked);
+        let mut frontmatter_links = block
+            .as_ref()
+            .map(|b| markdown::wikilinks(&body_text[b.yaml.clone()]))
+            .unwrap_or_default();
+        let yaml_start = block.as_ref().map_or(0, |b| b.yaml.start);
+        for l in &mut frontmatter_links {
+            l.span = l.span.start + yaml_start + bom..l.span.end + yaml_start + bom;
+        }
+        let frontmatter_block = block.map(|mut b| {
+            b.yaml = shift(b.yaml);
+            b.block = shift(b.block);
+            b
+        });
+        let body_len = text.len() - frontmatter_block.as_ref().map_or(bom, |b| b.block.end);
+        Note {
+            path: path.into(),
+            frontmatter,
+            frontmatter_block,
+            wikilinks,
+            markdown_links,
+            frontmatter_links,
+            tags,
+            aliases,
+            headings,
+            block_ids,
+            tasks,
+            invalid_utf8: false,
+            body_len,
+            size: text.len() as u64,
+            modified: 0,
+        }
+    }
+
+    /// The file name without `.md`.
+    pub fn name(&self) -> &str {
+        let file = self.path.rsplit('/').next().unwrap_or(&self.path);
+        file.strip_suffix(".md").unwrap_or(file)
+    }
+
+    /// The folder holding the note ("" at the vault root).
+    pub fn folder(&self) -> &str {
+        self.path.rsplit_once('/').map_or("", |(dir, _)| dir)
+    }
+
+    /// The frontmatter mapping, when it parsed.
+    pub fn properties(&self) -> Option<&Mapping> {
+        match &self.frontmatter {
+            Frontmatter::Parsed(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// A frontmatter value by key (exact key first, then case-insensitive).
+    pub fn property(&self, key: &str) -> Option<&Value> {
+        let map = self.properties()?;
+        if let Some(v) = map.get(key) {
+            return Some(v);
+        }
+        map.iter()
+            .find(|(k, _)| k.as_str().is_some_and(|k| k.eq_ignore_ascii_case(key)))
+            .map(|(_, v)| v)
+    }
+
+    /// A frontmatter value as text (strings, numbers and booleans).
+    pub fn property_str(&self, key: &str) -> Option<String> {
+        self.property(key).and_then(scalar_to_string)
+    }
+
+    /// Lower-cased, de-duplicated tags.
+    pub fn tags_normalized(&self) -> Vec<String> {
+        let mut tags: Vec<String> = self.tags.iter().map(|t| t.to_lowercase()).collect();
+        tags.sort();
+        tags.dedup();
+        tags
+    }
+}
+
+/// Renders a YAML scalar as text; `None` for null, sequences and mappings.
+pub fn scalar_to_string(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Tagged(t) => scalar_to_string(&t.value),
+        _ => None,
+    }
+}
+
+fn parse_yaml_block(yaml: &str) -> Frontmatter {
+    if yaml.trim().is_empty() {
+        return Frontmatter::Parsed(Mapping::new());
+    }
+    match yaml_serde::from_str::<Value>(yaml) {
+        Ok(Value::Mapping(m)) => Frontmatter::Parsed(m),
+        Ok(Value::Null) => Frontmatter::Parsed(Mapping::new()),
+        Ok(other) => Frontmatter::Invalid {
+            line: 2,
+            message: format!(
+                "frontmatter is a {}, not a mapping of keys",
+                kind_of(&other)
+            ),
+        },
+        Err(e) => Frontmatter::Invalid {
+            // +1 for the opening fence line
+            line: e.location().map_or(2, |l| l.line() + 1),
+            message: e.to_string(),
+        },
+    }
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Sequence(_) => "list",
+        Value::Mapping(_) => "mapping",
+        Value::Tagged(_) => "tagged value",
+    }
+}
+
+fn values_for<'a>(map: &'a Mapping, keys: &[&str]) -> Vec<&'a Value> {
+    map.iter()
+        .filter(|(k, _)| {
+            k.as_str()
+                .is_some_and(|k| keys.iter().any(|want| k.eq_ignore_ascii_case(want)))
+        })
+        .map(|(_, v)| v)
+        .collect()
+}
+
+/// Tags from `tags`/`tag`: a list, or a string split on commas and spaces; `#` dropped.
+pub fn frontmatter_tags(map: &Mapping) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut push = |raw: &str| {
+        let t = raw.trim();
+        let t = t.strip_prefix('#').unwrap_or(t);
+        if !t.is_empty() {
+            out.push(t.to_string());
+        }
+    };
+    for v in values_for(map, &["tags", "tag"]) {
+        match v {
+            Value::Sequence(items) => {
+                for item in items {
+                    if let Some(s) = scalar_to_string(item) {
+                        push(&s);
+                    }
+                }
+            }
+            other => {
+                if let Some(s) = scalar_to_string(other) {
+                    for part in s.split([',', ' ']) {
+                        push(part);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Aliases from `aliases`/`alias`: each list item is one alias; a string is one alias.
+pub fn frontmatter_aliases(map: &Mapping) -> Vec<String> {
+    let mut out = Vec::new();
+    for v in values_for(map, &["aliases", "alias"]) {
+        match v {
+            Value::Sequence(items) => out.extend(items.iter().filter_map(scalar_to_string)),
+            other => out.extend(scalar_to_string(other)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bom_is_skipped_and_spans_stay_true() {
+        let text = "\u{feff}---\na: 1\n---\nsee [[X]]";
+        let note = Note::parse_text("n.md", text);
+        assert!(matches!(note.frontmatter, Frontmatter::Parsed(_)));
+        let link = &note.wikilinks[0];
+        assert_eq!(&text[link.span.clone()], "[[X]]");
+    }
+
+    #[test]
+    fn invalid_yaml_is_kept_as_an_error_with_a_line() {
+        let note = Note::parse_text("n.md", "---\na: 1\nb: [unclosed\n---\n#tag");
+        match note.frontmatter {
+            Frontmatter::Invalid { line, .. } => assert!(line >= 2),
+            other => panic!("expected invalid, got {other:?}"),
+        }
+        assert_eq!(note.tags, vec!["tag"]);
+    }
+
+    #[test]
+    fn scalar_frontmatter_is_an_error() {
+        let note = Note::parse_text("n.md", "---\njust text\n---\n");
+        assert!(matches!(note.frontmatter, Frontmatter::Invalid { .. }));
+    }
+
+    #[test]
+    fn tags_and_aliases_from_frontmatter() {
+        let note = Note::parse_text(
+            "n.md",
+            "---\nTags: \"a, b #c\"\nALIAS: One, Two\naliases: [x, y]\n---\n",
+        );
+        assert_eq!(note.tags, vec!["a", "b", "c"]);
+        assert_eq!(note.aliases, vec!["One, Two", "x", "y"]);
+    }
+
+    #[test]
+    fn frontmatter_links_are_not_counted() {
+        let note = Note::parse_text("n.md", "---\nup: \"[[Home]]\"\n---\n[[Body]]");
+        assert_eq!(note.wikilinks.len(), 1);
+    }
+
+    #[test]
+    fn name_and_folder() {
+        let note = Note::parse_text("a/b/My Note.md", "");
+        assert_eq!(note.name(), "My Note");
+        assert_eq!(note.folder(), "a/b");
+    }
+}
