@@ -4,6 +4,10 @@
 //! definition, [`dispatch`] routes and chains, [`state`] keeps post-its and run logs, [`agents`]
 //! holds the native agents, and [`run`] wires them into a request.
 
+pub mod agents;
 pub mod crew;
 pub mod dispatch;
+pub mod run;
+pub mod setup;
+pub mod state;
 pub mod vault;

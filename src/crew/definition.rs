@@ -240,14 +240,14 @@ pub fn parse(file: &str, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Defi
         }
     }
     let mut capabilities: Vec<String> = get("capabilities").map(string_list).unwrap_or_default();
-    if capabilities.is_empty() {
-        if let Some(tools) = get("tools") {
-            for t in string_list(tools) {
-                if let Some(c) = capability_of_tool(&t) {
-                    if !capabilities.iter().any(|x| x == c) {
-                        capabilities.push(c.to_string());
-                    }
-                }
+    if capabilities.is_empty()
+        && let Some(tools) = get("tools")
+    {
+        for t in string_list(tools) {
+            if let Some(c) = capability_of_tool(&t)
+                && !capabilities.iter().any(|x| x == c)
+            {
+                capabilities.push(c.to_string());
             }
         }
     }
@@ -265,16 +265,16 @@ pub fn parse(file: &str, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Defi
         }
     }
     let model = ModelSpec::parse(&get("model").and_then(scalar_to_string).unwrap_or_default());
-    if let ModelSpec::Id(id) = &model {
-        if !known_model_prefix(id) {
-            diags.push(Diagnostic::error(
+    if let ModelSpec::Id(id) = &model
+        && !known_model_prefix(id)
+    {
+        diags.push(Diagnostic::error(
                 file,
                 line_of_key(text, "model"),
                 &format!(
                     "unknown model `{id}`: use low|mid|high, native, or an id starting with claude-, gpt-, gemini- or ollama/"
                 ),
             ));
-        }
     }
     let generation = match get("generation") {
         Some(Value::Mapping(g)) => {

@@ -131,19 +131,20 @@ fn read_dir_files(dir: &Path, label: &str) -> CrewFiles {
         let mut paths: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
         paths.sort();
         for p in paths {
-            if p.extension().is_some_and(|e| e == "md") && p.is_file() {
-                if let Some(text) = read(&p) {
-                    agents.push((p.to_string_lossy().into_owned(), text));
-                }
+            if p.extension().is_some_and(|e| e == "md")
+                && p.is_file()
+                && let Some(text) = read(&p)
+            {
+                agents.push((p.to_string_lossy().into_owned(), text));
             }
         }
     }
     let mut skills = Vec::new();
     let mut skill_dirs = vec![dir.join("skills")];
-    if label == ".codex" {
-        if let Some(vault) = dir.parent() {
-            skill_dirs.push(vault.join(".agents").join("skills"));
-        }
+    if label == ".codex"
+        && let Some(vault) = dir.parent()
+    {
+        skill_dirs.push(vault.join(".agents").join("skills"));
     }
     for sd in skill_dirs {
         if let Ok(rd) = std::fs::read_dir(&sd) {
@@ -478,14 +479,14 @@ impl Crew {
             }
         }
         for s in &self.skills {
-            if let Some(src) = &s.source_agent {
-                if self.agent(src).is_none() {
-                    diags.push(Diagnostic::error(
-                        &s.file,
-                        2,
-                        &format!("source agent `{src}` does not exist"),
-                    ));
-                }
+            if let Some(src) = &s.source_agent
+                && self.agent(src).is_none()
+            {
+                diags.push(Diagnostic::error(
+                    &s.file,
+                    2,
+                    &format!("source agent `{src}` does not exist"),
+                ));
             }
         }
         for a in &self.agents {

@@ -77,10 +77,10 @@ pub fn clean_name(cell: &str) -> String {
     if let Some(inner) = s.strip_prefix("[[").and_then(|x| x.strip_suffix("]]")) {
         s = inner.split('|').next().unwrap_or(inner).to_string();
     }
-    if s.starts_with('[') {
-        if let Some(end) = s.find(']') {
-            s = s[1..end].to_string();
-        }
+    if s.starts_with('[')
+        && let Some(end) = s.find(']')
+    {
+        s = s[1..end].to_string();
     }
     s.trim().trim_start_matches('/').to_lowercase()
 }

@@ -90,6 +90,9 @@ pub struct Skipped {
     pub agent: String,
     pub why: String,
     pub suggested_by: String,
+    /// What to say to run it in a new request (empty when it cannot run at all).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub phrase: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -110,13 +113,28 @@ impl ChainReport {
     }
 }
 
-/// The phrase a user can say to run `name` later: its first trigger, else `@name`.
-pub fn phrase_for(crew: &Crew, kind: Kind, name: &str) -> String {
+/// The phrase a user can say to run `name` later: the trigger sharing most words with the
+/// reason (the first trigger on a tie), else `@name`.
+pub fn phrase_for(crew: &Crew, kind: Kind, name: &str, reason: &str) -> String {
     let def = match kind {
         Kind::Agent => crew.agent(name),
         Kind::Skill => crew.skill(name),
     };
-    def.and_then(|d| d.triggers.first().cloned())
+    let reason_words: Vec<String> = super::normalize::words(&super::normalize::normalize(reason))
+        .filter(|w| w.len() > 2)
+        .map(str::to_string)
+        .collect();
+    let mut best: Option<(usize, &String)> = None;
+    for t in def.map(|d| d.triggers.as_slice()).unwrap_or_default() {
+        let n = super::normalize::normalize(t);
+        let overlap = super::normalize::words(&n)
+            .filter(|w| reason_words.iter().any(|r| r == w))
+            .count();
+        if best.is_none_or(|(b, _)| overlap > b) {
+            best = Some((overlap, t));
+        }
+    }
+    best.map(|(_, t)| t.clone())
         .unwrap_or_else(|| format!("@{name}"))
 }
 
@@ -208,6 +226,7 @@ pub fn run(
                         "no such agent in the registry".into()
                     },
                     suggested_by: name.clone(),
+                    phrase: String::new(),
                 }),
                 Some((k, n)) => pending.push((k, n, s, name.clone())),
             }
@@ -224,6 +243,7 @@ pub fn run(
         for (k, n, s, by) in pending.drain(..) {
             if ran.contains(&n) || ran_sources.contains(&n) {
                 report.skipped.push(Skipped {
+                    phrase: phrase_for(crew, k, &n, &s.reason),
                     agent: n.clone(),
                     why: if ran.contains(&n) {
                         "already ran in this request".into()
@@ -257,7 +277,7 @@ pub fn run(
     }
     for (k, n, s, by) in pending {
         report.deferred.push(Deferred {
-            phrase: phrase_for(crew, k, &n),
+            phrase: phrase_for(crew, k, &n, &s.reason),
             agent: n,
             reason: s.reason,
             suggested_by: by,
@@ -350,7 +370,10 @@ mod tests {
         assert_eq!(r.chain(), vec!["scribe", "architect", "connector"]);
         assert_eq!(r.deferred.len(), 1);
         assert_eq!(r.deferred[0].agent, "librarian");
-        assert_eq!(r.deferred[0].phrase, "weekly review");
+        assert_eq!(
+            r.deferred[0].phrase, "check the vault",
+            "the trigger closest to the reason"
+        );
     }
 
     #[test]

@@ -177,15 +177,16 @@ impl Router {
         }
         // 3. pasted, unstructured text: several lines and no request on the first one
         let lines: Vec<&str> = trimmed.lines().filter(|l| !l.trim().is_empty()).collect();
-        if lines.len() >= 3 && self.best_trigger(&normalize(lines[0])).is_none() {
-            if let Some((kind, name)) = crew.lookup("scribe") {
-                return Route::new(
-                    kind,
-                    &name,
-                    format!("pasted text ({} lines)", lines.len()),
-                    "pasted text",
-                );
-            }
+        if lines.len() >= 3
+            && self.best_trigger(&normalize(lines[0])).is_none()
+            && let Some((kind, name)) = crew.lookup("scribe")
+        {
+            return Route::new(
+                kind,
+                &name,
+                format!("pasted text ({} lines)", lines.len()),
+                "pasted text",
+            );
         }
         // 4. triggers
         let normalized = normalize(trimmed);

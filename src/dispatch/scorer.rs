@@ -10,70 +10,299 @@ use crate::crew::{Crew, Kind};
 /// Words that say nothing about the route, in the languages the crew speaks.
 const STOPWORDS: &[&str] = &[
     // en
-    "the", "a", "an", "my", "me", "i", "to", "of", "and", "or", "is", "are", "in", "on", "for",
-    "it", "this", "that", "these", "those", "with", "what", "do", "does", "did", "have", "has",
-    "can", "you", "your", "please", "up", "all", "some", "any", "be", "at", "by", "from", "about",
-    "we", "our", "so", "its", "s", "as", "into", "them", "they", "there", "here", "was", "were",
-    "will", "would", "should", "could", "just", "now", "again", "every", "each", // it
-    "il", "lo", "la", "le", "gli", "i", "un", "una", "uno", "di", "da", "del", "della", "delle",
-    "dei", "e", "che", "mi", "per", "con", "su", "non", "ho", "mio", "mia", "miei", "mie",
-    "questo", "questa", "sono", "cosa", "c", // fr
-    "les", "des", "du", "de", "et", "ce", "cette", "ces", "mon", "ma", "mes", "je", "tu", "est",
-    "sont", "pour", "dans", "sur", "avec", "qui", "que", "quoi", "j", "l", "d", "qu", "pas",
-    "tout", "tous", // es
-    "el", "los", "las", "y", "en", "mis", "tu", "tus", "es", "para", "por", "con", "que", "una",
-    "lo", "al", // de
-    "der", "die", "das", "den", "dem", "des", "und", "ist", "ich", "mein", "meine", "meinen", "mir",
-    "zu", "im", "ein", "eine", "einen", "mit", "fur", "auf", "bitte", "wo", "was", // pt
-    "o", "os", "as", "um", "uma", "do", "da", "dos", "das", "meu", "minha", "meus", "minhas", "em",
-    "no", "na", "para", "com", "que", "eu",
+    "the",
+    "a",
+    "an",
+    "my",
+    "me",
+    "i",
+    "to",
+    "of",
+    "and",
+    "or",
+    "is",
+    "are",
+    "in",
+    "on",
+    "for",
+    "it",
+    "this",
+    "that",
+    "these",
+    "those",
+    "with",
+    "what",
+    "do",
+    "does",
+    "did",
+    "have",
+    "has",
+    "can",
+    "you",
+    "your",
+    "please",
+    "up",
+    "all",
+    "some",
+    "any",
+    "be",
+    "at",
+    "by",
+    "from",
+    "about",
+    "we",
+    "our",
+    "so",
+    "its",
+    "s",
+    "as",
+    "into",
+    "them",
+    "they",
+    "there",
+    "here",
+    "was",
+    "were",
+    "will",
+    "would",
+    "should",
+    "could",
+    "just",
+    "now",
+    "again",
+    "every",
+    "each", // it
+    "il",
+    "lo",
+    "la",
+    "le",
+    "gli",
+    "i",
+    "un",
+    "una",
+    "uno",
+    "di",
+    "da",
+    "del",
+    "della",
+    "delle",
+    "dei",
+    "e",
+    "che",
+    "mi",
+    "per",
+    "con",
+    "su",
+    "non",
+    "ho",
+    "mio",
+    "mia",
+    "miei",
+    "mie",
+    "questo",
+    "questa",
+    "sono",
+    "cosa",
+    "c", // fr
+    "les",
+    "des",
+    "du",
+    "de",
+    "et",
+    "ce",
+    "cette",
+    "ces",
+    "mon",
+    "ma",
+    "mes",
+    "je",
+    "tu",
+    "est",
+    "sont",
+    "pour",
+    "dans",
+    "sur",
+    "avec",
+    "qui",
+    "que",
+    "quoi",
+    "j",
+    "l",
+    "d",
+    "qu",
+    "pas",
+    "tout",
+    "tous", // es
+    "el",
+    "los",
+    "las",
+    "y",
+    "en",
+    "mis",
+    "tu",
+    "tus",
+    "es",
+    "para",
+    "por",
+    "con",
+    "que",
+    "una",
+    "lo",
+    "al", // de
+    "der",
+    "die",
+    "das",
+    "den",
+    "dem",
+    "des",
+    "und",
+    "ist",
+    "ich",
+    "mein",
+    "meine",
+    "meinen",
+    "mir",
+    "zu",
+    "im",
+    "ein",
+    "eine",
+    "einen",
+    "mit",
+    "fur",
+    "auf",
+    "bitte",
+    "wo",
+    "was", // pt
+    "o",
+    "os",
+    "as",
+    "um",
+    "uma",
+    "do",
+    "da",
+    "dos",
+    "das",
+    "meu",
+    "minha",
+    "meus",
+    "minhas",
+    "em",
+    "no",
+    "na",
+    "para",
+    "com",
+    "que",
+    "eu",
+    "esta",
+    "estao",
+    "sao",
+    // copulas and little words of every language
+    "nel",
+    "nella",
+    "nei",
+    "sul",
+    "sulla",
+    "dei",
+    "degli",
+    "tra",
+    "sont",
+    "entre",
+    "son",
+    "sind",
+    "things",
+    "thing",
+    "somewhere",
+    "something",
+    "anything",
+    "get",
+    "got",
+    "going",
+    "want",
+    "need",
+    "should",
 ];
 
-/// Weight of a word found in a route's triggers or vocabulary, versus only in its description.
-const STRONG: f64 = 1.0;
-const WEAK: f64 = 0.4;
+/// Weights of where a word was found: the agent's vocabulary (its domain words) and name,
+/// its trigger phrases, its description.
+const VOCABULARY: f64 = 1.0;
+const TRIGGER: f64 = 0.7;
+const DESCRIPTION: f64 = 0.3;
+/// Factor for a word matched only up to an inflection.
+const INFLECTED: f64 = 0.7;
+/// A multi-word vocabulary entry found as a phrase in the message.
+const PHRASE: f64 = 3.0;
 /// Minimum score for the scorer to decide at all.
 const THRESHOLD: f64 = 1.2;
 
+struct RouteBag {
+    kind: Kind,
+    name: String,
+    words: HashMap<String, f64>,
+    phrases: Vec<String>,
+}
+
 pub struct Scorer {
-    routes: Vec<(Kind, String, HashMap<String, f64>)>,
-    idf: HashMap<String, f64>,
+    routes: Vec<RouteBag>,
     stop: HashSet<&'static str>,
 }
 
-/// A light stem: the same word in singular/plural or with a short inflection shares it.
-fn stem(word: &str) -> String {
-    let n = word.chars().count();
-    if n <= 4 {
-        return word.to_string();
+fn common_prefix(a: &str, b: &str) -> usize {
+    a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
+}
+
+/// Whether two words are the same word up to an inflection: equal, or sharing a prefix of at
+/// least four letters that covers all but the last two letters of the shorter word
+/// ("link"/"linked", "collega"/"collegare", "enlace"/"enlazar", "duplicates"/"duplicati").
+pub fn same_word(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
     }
-    let keep = if n >= 7 { n - 2 } else { n - 1 };
-    word.chars().take(keep.max(4)).collect()
+    let shorter = a.chars().count().min(b.chars().count());
+    if shorter < 4 {
+        return false;
+    }
+    let longer = a.chars().count().max(b.chars().count());
+    let shared = common_prefix(a, b);
+    shared >= 4.max(shorter.saturating_sub(2)) && longer - shared <= 4
 }
 
 impl Scorer {
     pub fn new(crew: &Crew) -> Scorer {
         let stop: HashSet<&'static str> = STOPWORDS.iter().copied().collect();
         let mut routes = Vec::new();
-        let mut add = |kind: Kind, d: &crate::crew::Definition| {
-            let mut bag: HashMap<String, f64> = HashMap::new();
-            let mut put = |text: &str, w: f64| {
-                for word in words(&normalize(text)) {
-                    if stop.contains(word) || word.chars().count() < 3 {
-                        continue;
-                    }
-                    let e = bag.entry(stem(word)).or_insert(0.0);
-                    if *e < w {
-                        *e = w;
-                    }
+        let put = |text: &str, w: f64, words: &mut HashMap<String, f64>| {
+            for word in super::normalize::words(&normalize(text)) {
+                if stop.contains(word) || word.chars().count() < 3 {
+                    continue;
                 }
-            };
-            put(&d.description, WEAK);
-            for t in d.triggers.iter().chain(&d.vocabulary) {
-                put(t, STRONG);
+                let e = words.entry(word.to_string()).or_insert(0.0);
+                if *e < w {
+                    *e = w;
+                }
             }
-            put(&d.name, STRONG);
-            routes.push((kind, d.name.clone(), bag));
+        };
+        let mut add = |kind: Kind, d: &crate::crew::Definition| {
+            let mut words: HashMap<String, f64> = HashMap::new();
+            let mut phrases = Vec::new();
+            put(&d.description, DESCRIPTION, &mut words);
+            for t in &d.triggers {
+                put(t, TRIGGER, &mut words);
+            }
+            for v in &d.vocabulary {
+                let n = normalize(v);
+                if n.contains(' ') {
+                    phrases.push(n);
+                } else {
+                    put(v, VOCABULARY, &mut words);
+                }
+            }
+            put(&d.name.replace('-', " "), VOCABULARY, &mut words);
+            routes.push(RouteBag {
+                kind,
+                name: d.name.clone(),
+                words,
+                phrases,
+            });
         };
         for s in &crew.skills {
             if crew.skill_active(&s.name) {
@@ -85,50 +314,73 @@ impl Scorer {
                 add(Kind::Agent, a);
             }
         }
-        let mut df: HashMap<String, usize> = HashMap::new();
-        for (_, _, bag) in &routes {
-            for w in bag.keys() {
-                *df.entry(w.clone()).or_default() += 1;
-            }
+        Scorer { routes, stop }
+    }
+
+    /// The weight of a message word in a route: its own weight when the route knows the exact
+    /// word, somewhat less when it knows an inflection of it.
+    fn weight_in(bag: &RouteBag, word: &str) -> f64 {
+        if let Some(&w) = bag.words.get(word) {
+            return w;
         }
-        let n = routes.len().max(1) as f64;
-        let idf = df
-            .into_iter()
-            .map(|(w, d)| (w, (1.0 + n / d as f64).ln()))
-            .collect();
-        Scorer { routes, idf, stop }
+        bag.words
+            .iter()
+            .filter(|(w, _)| same_word(word, w))
+            .map(|(_, &weight)| weight * INFLECTED)
+            .fold(0.0, f64::max)
     }
 
     /// The best route for a normalized message: (kind, name, score, the words that counted).
     pub fn best(&self, normalized: &str) -> Option<(Kind, String, f64, Vec<String>)> {
-        let mut msg_words: Vec<(String, String)> = Vec::new();
+        let mut msg_words: Vec<&str> = Vec::new();
         for w in words(normalized) {
-            if self.stop.contains(w) || w.chars().count() < 3 {
+            if self.stop.contains(w) || w.chars().count() < 3 || msg_words.contains(&w) {
                 continue;
             }
-            let s = stem(w);
-            if !msg_words.iter().any(|(_, x)| *x == s) {
-                msg_words.push((w.to_string(), s));
-            }
+            msg_words.push(w);
         }
+        let padded = format!(" {normalized} ");
+        let n = self.routes.len().max(1) as f64;
+        let weights: Vec<Vec<f64>> = self
+            .routes
+            .iter()
+            .map(|r| msg_words.iter().map(|w| Self::weight_in(r, w)).collect())
+            .collect();
+        // how many routes know each word: rare words decide, common ones barely count
+        let idf: Vec<f64> = (0..msg_words.len())
+            .map(|i| {
+                let df = weights.iter().filter(|ws| ws[i] > 0.0).count();
+                if df == 0 {
+                    0.0
+                } else {
+                    (1.0 + n / df as f64).ln()
+                }
+            })
+            .collect();
         let mut best: Option<(Kind, String, f64, Vec<String>)> = None;
-        for (kind, name, bag) in &self.routes {
+        for (r, ws) in self.routes.iter().zip(&weights) {
             let mut score = 0.0;
             let mut hit = Vec::new();
-            for (word, s) in &msg_words {
-                if let Some(weight) = bag.get(s) {
-                    score += weight * self.idf.get(s).copied().unwrap_or(0.0);
-                    hit.push(word.clone());
+            for (i, w) in ws.iter().enumerate() {
+                if *w > 0.0 {
+                    score += w * idf[i];
+                    hit.push(msg_words[i].to_string());
+                }
+            }
+            for p in &r.phrases {
+                if padded.contains(&format!(" {p} ")) {
+                    score += PHRASE;
+                    hit.push(format!("\"{p}\""));
                 }
             }
             let better = match &best {
                 None => score > 0.0,
                 Some((bk, _, bs, _)) => {
-                    score > *bs + 1e-9 || ((score - *bs).abs() < 1e-9 && *kind < *bk)
+                    score > *bs + 1e-9 || ((score - *bs).abs() < 1e-9 && r.kind < *bk)
                 }
             };
             if better {
-                best = Some((*kind, name.clone(), score, hit));
+                best = Some((r.kind, r.name.clone(), score, hit));
             }
         }
         best.filter(|b| b.2 >= THRESHOLD)
@@ -140,10 +392,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stems_group_inflections() {
-        assert_eq!(stem("tags"), "tags");
-        assert_eq!(stem("duplicates"), stem("duplicated"));
-        assert_eq!(stem("notes"), stem("noted"));
+    fn inflections_are_the_same_word() {
+        assert!(same_word("link", "linked"));
+        assert!(same_word("collegare", "collega"));
+        assert!(same_word("enlazar", "enlace"));
+        assert!(same_word("duplicates", "duplicati"));
+        assert!(!same_word("notes", "nota"));
+        assert!(!same_word("tag", "tax"));
+        assert!(!same_word("search", "season"));
+        assert!(!same_word("impots", "important"));
     }
 
     #[test]

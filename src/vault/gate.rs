@@ -92,6 +92,8 @@ pub struct Policy {
     pub states_dir: String,
     /// The gate is rooted at a crew-definition folder rather than a vault.
     pub crew_definition_root: bool,
+    /// `crew init` installing the crew definition: its files may be created (never replaced).
+    pub installing: bool,
 }
 
 impl Default for Policy {
@@ -104,6 +106,7 @@ impl Default for Policy {
             actor: None,
             states_dir: "Meta/states".to_string(),
             crew_definition_root: false,
+            installing: false,
         }
     }
 }
@@ -193,6 +196,9 @@ impl Policy {
             )));
         }
         if CREW_FOLDERS.contains(&first.as_str()) {
+            if self.installing && first == ".crew" {
+                return Ok(());
+            }
             return self
                 .check_definition_file(&parts[1..], &parts[1..].join("/").to_lowercase())
                 .map_err(protect);
@@ -226,7 +232,7 @@ impl Policy {
             {
                 Ok(())
             }
-            ["agents", f] => {
+            ["agents", f] | ["removed", f] => {
                 let name = f.to_lowercase();
                 let name = name.strip_suffix(".md").unwrap_or(&name);
                 if self.core_agents.iter().any(|c| c == name) {
@@ -383,6 +389,57 @@ impl Gate {
         }
     }
 
+    /// Whether a folder exists (on disk, or created by this gate in a dry run).
+    pub fn dir_exists(&self, dir: &str) -> bool {
+        let Ok(dir) = jail(dir) else { return false };
+        self.vault.root.join(&dir).is_dir() || self.overlay.contains_key(&format!("{dir}/"))
+    }
+
+    /// Immediate sub-folders of a folder ("" for the vault root), hidden ones left out.
+    pub fn subdirs(&self, dir: &str) -> Vec<String> {
+        let mut out = std::collections::BTreeSet::new();
+        let prefix = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
+        if let Ok(rd) = std::fs::read_dir(self.vault.root.join(dir)) {
+            for e in rd.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if !name.starts_with('.') && e.file_type().is_ok_and(|t| t.is_dir()) {
+                    out.insert(format!("{prefix}{name}"));
+                }
+            }
+        }
+        let mut from_paths = |p: &str| {
+            if let Some(rest) = p.strip_prefix(&prefix)
+                && let Some((first, _)) = rest.split_once('/')
+                && !first.starts_with('.')
+                && !first.is_empty()
+            {
+                out.insert(format!("{prefix}{first}"));
+            }
+        };
+        for p in &self.vault.files.paths {
+            from_paths(p);
+        }
+        for (k, v) in &self.overlay {
+            if v.is_some() {
+                from_paths(k);
+            }
+        }
+        out.into_iter().collect()
+    }
+
+    /// Creates a folder (journaled); nothing happens when it exists.
+    pub fn mkdir(&mut self, dir: &str) -> Result<(), GateError> {
+        let dir = self.admit(dir)?;
+        if self.dir_exists(&dir) {
+            return Ok(());
+        }
+        self.ensure_parent(&format!("{dir}/x"))
+    }
+
     /// Jail + policy + no symlink on the way.
     fn admit(&self, path: &str) -> Result<String, GateError> {
         let path = jail(path)?;
@@ -390,13 +447,13 @@ impl Gate {
         let mut cur = self.vault.root.clone();
         for part in path.split('/') {
             cur.push(part);
-            if let Ok(meta) = std::fs::symlink_metadata(&cur) {
-                if meta.file_type().is_symlink() {
-                    return Err(GateError::Jail {
-                        path: path.clone(),
-                        reason: "a symbolic link on the way could lead outside the vault".into(),
-                    });
-                }
+            if let Ok(meta) = std::fs::symlink_metadata(&cur)
+                && meta.file_type().is_symlink()
+            {
+                return Err(GateError::Jail {
+                    path: path.clone(),
+                    reason: "a symbolic link on the way could lead outside the vault".into(),
+                });
             }
         }
         Ok(path)
@@ -804,10 +861,9 @@ fn best_wikilink_target(table: &FileTable, from: &str, desired: &str) -> String 
         id,
         ambiguous: false,
     } = table.resolve(from, short)
+        && table.paths[id] == desired
     {
-        if table.paths[id] == desired {
-            return short.to_string();
-        }
+        return short.to_string();
     }
     desired.strip_suffix(".md").unwrap_or(desired).to_string()
 }

@@ -444,10 +444,10 @@ pub fn structure(masked: &str) -> (Vec<Heading>, Vec<String>, Vec<Task>) {
                 });
             }
         }
-        if let Some(c) = BLOCK_ID.captures(trimmed) {
-            if let Some(m) = c.get(1) {
-                blocks.push(m.as_str().to_string());
-            }
+        if let Some(c) = BLOCK_ID.captures(trimmed)
+            && let Some(m) = c.get(1)
+        {
+            blocks.push(m.as_str().to_string());
         }
         if let Some(c) = TASK.captures(trimmed) {
             let mark = c.get(1).map_or("", |m| m.as_str());

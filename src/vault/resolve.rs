@@ -92,15 +92,14 @@ impl FileTable {
             candidates.dedup();
             return self.pick(from_dir, candidates);
         }
-        if lower.starts_with('.') {
-            if let Some(joined) = join_relative(&from_dir.to_lowercase(), &lower) {
-                if let Some(id) = self.exact(&joined) {
-                    return Resolution::File {
-                        id,
-                        ambiguous: false,
-                    };
-                }
-            }
+        if lower.starts_with('.')
+            && let Some(joined) = join_relative(&from_dir.to_lowercase(), &lower)
+            && let Some(id) = self.exact(&joined)
+        {
+            return Resolution::File {
+                id,
+                ambiguous: false,
+            };
         }
         let stripped = lower
             .strip_prefix("./")

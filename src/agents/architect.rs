@@ -1,0 +1,551 @@
+//! The architect and its skills: area and project scaffolding, defrag, onboarding, and the
+//! custom-agent list.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::common::{self, fold, suggestion};
+use super::{Ctx, NativeOutput};
+use crate::crew::Status;
+use crate::vault::gate::GateError;
+
+fn slug(name: &str) -> String {
+    let n = crate::dispatch::normalize::normalize(name);
+    n.replace(' ', "-")
+}
+
+/// Creates a file only when it does not exist; returns whether it was created.
+fn ensure_file(
+    ctx: &mut Ctx,
+    path: &str,
+    text: &str,
+    made: &mut Vec<String>,
+) -> Result<(), GateError> {
+    if !ctx.gate.exists(path) {
+        let p = ctx.gate.create(path, text.as_bytes())?;
+        made.push(p);
+    }
+    Ok(())
+}
+
+fn add_line_if_missing(
+    ctx: &mut Ctx,
+    path: &str,
+    heading: &str,
+    needle: &str,
+    line: &str,
+    made: &mut Vec<String>,
+) -> Result<(), GateError> {
+    match ctx.gate.read_text(path) {
+        Some(t) if t.contains(needle) => Ok(()),
+        Some(_) => {
+            ctx.gate.append(path, &format!("{line}\n"))?;
+            made.push(format!("{path} (+ {needle})"));
+            Ok(())
+        }
+        None => {
+            ctx.gate
+                .write(path, format!("{heading}{line}\n").as_bytes())?;
+            made.push(path.to_string());
+            Ok(())
+        }
+    }
+}
+
+fn master_index(ctx: &Ctx) -> String {
+    format!("{}/Index.md", ctx.config.folders.moc)
+}
+
+fn index_heading(ctx: &Ctx) -> String {
+    format!(
+        "---\ntype: moc\ndate: {}\ntags: [moc, index]\n---\n# Master Index\n\nEvery area's map of content.\n\n",
+        ctx.today()
+    )
+}
+
+/// Creates the folder of a new home and records it in `vault-structure.md` and, as
+/// `#<kind>/<slug>`, in the tag taxonomy.
+fn register_home(
+    ctx: &mut Ctx,
+    kind: &str,
+    folder: &str,
+    name: &str,
+    made: &mut Vec<String>,
+) -> Result<(), GateError> {
+    let meta = ctx.config.folders.meta.clone();
+    let s = slug(name);
+    if !ctx.gate.dir_exists(folder) {
+        ctx.gate.mkdir(folder)?;
+        made.push(format!("{folder}/"));
+    }
+    add_line_if_missing(
+        ctx,
+        &format!("{meta}/vault-structure.md"),
+        "# Vault structure\n\n",
+        &format!("`{folder}/`"),
+        &format!("- `{folder}/` — {kind}: {name}"),
+        made,
+    )?;
+    add_line_if_missing(
+        ctx,
+        &format!("{meta}/tag-taxonomy.md"),
+        "# Tag taxonomy\n\n",
+        &format!("#{kind}/{s}"),
+        &format!("- #{kind}/{s} — {name}"),
+        made,
+    )
+}
+
+/// The area scaffolding procedure: folder, `_index.md`, area MOC, link from the master index,
+/// `vault-structure.md` and the tag taxonomy. Never a half-structure; never overwrites.
+pub fn scaffold_area(ctx: &mut Ctx, name: &str) -> Result<Vec<String>, GateError> {
+    let f = ctx.config.folders.clone();
+    let s = slug(name);
+    let today = ctx.today();
+    let folder = format!("{}/{name}", f.areas);
+    let mut made = Vec::new();
+    register_home(ctx, "area", &folder, name, &mut made)?;
+    ensure_file(
+        ctx,
+        &format!("{folder}/_index.md"),
+        &format!(
+            "---\ntype: area\ndate: {today}\ntags: [area, area/{s}]\nstatus: active\n---\n# {name}\n\n## Purpose\nWhat this area of life covers.\n\n## Active Projects\n\n## Sub-Areas\n\n## Key Resources\n\n## MOC\n→ [[{}/{name}|{name} MOC]]\n",
+            f.moc
+        ),
+        &mut made,
+    )?;
+    ensure_file(
+        ctx,
+        &format!("{}/{name}.md", f.moc),
+        &format!(
+            "---\ntype: moc\ndate: {today}\ntags: [moc, area/{s}]\n---\n# {name} — Map of Content\n\n## Overview\nThe notes of `{folder}/`.\n\n## Structure\n- [[{folder}/_index|{name} index]]\n\n## Key Notes\n\n## Active Projects\n\n## Related MOCs\n- [[{}/Index|Master Index]]\n",
+            f.moc
+        ),
+        &mut made,
+    )?;
+    let index = master_index(ctx);
+    let heading = index_heading(ctx);
+    add_line_if_missing(
+        ctx,
+        &index,
+        &heading,
+        &format!("[[{}/{name}|", f.moc),
+        &format!("- [[{}/{name}|{name}]]", f.moc),
+        &mut made,
+    )?;
+    Ok(made)
+}
+
+/// A project folder with its index, listed in `vault-structure.md` and the taxonomy.
+pub fn scaffold_project(ctx: &mut Ctx, name: &str) -> Result<Vec<String>, GateError> {
+    let f = ctx.config.folders.clone();
+    let s = slug(name);
+    let folder = format!("{}/{name}", f.projects);
+    let mut made = Vec::new();
+    register_home(ctx, "project", &folder, name, &mut made)?;
+    ensure_file(
+        ctx,
+        &format!("{folder}/_index.md"),
+        &format!(
+            "---\ntype: project\ndate: {}\ntags: [project, project/{s}]\nstatus: active\n---\n# {name}\n\n## Goal\n\n## Notes\n\n## Next steps\n",
+            ctx.today()
+        ),
+        &mut made,
+    )?;
+    Ok(made)
+}
+
+static NAME_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(area|project|progetto|projet|proyecto|projekt|projeto|bereich|área|zone|folder|cartella)\b\s*(?:called|named|for|chiamat[oa]|appel[ée]e?|llamad[oa]|namens|chamad[oa])?\s*[:\-—]?\s*(.+)$").expect("static regex")
+});
+
+/// What the request asks to build: ("area" | "project", name).
+pub fn requested_structure(message: &str) -> Option<(String, String)> {
+    let first_line = message.lines().next().unwrap_or("");
+    let c = NAME_AFTER.captures(first_line)?;
+    let word = c.get(1)?.as_str().to_lowercase();
+    let name = c
+        .get(2)?
+        .as_str()
+        .trim()
+        .trim_matches(['"', '\'', '“', '”', '.', '!', '?'])
+        .trim();
+    if name.is_empty() {
+        return None;
+    }
+    let kind = if matches!(word.as_str(), "area" | "bereich" | "área" | "zone") {
+        "area"
+    } else {
+        "project"
+    };
+    Some((kind.to_string(), common::safe_title(name, 60)))
+}
+
+/// Homes named in a hand-off, e.g. "create 01-Projects/Kitchen/ (with _index.md …)".
+fn requested_paths(ctx: &Ctx, text: &str) -> Vec<(String, String)> {
+    let f = &ctx.config.folders;
+    let mut out = Vec::new();
+    for (root, kind) in [(&f.projects, "project"), (&f.areas, "area")] {
+        let re = match Regex::new(&format!(r"{}/([^/;\n()]+)", regex::escape(root))) {
+            Ok(r) => r,
+            Err(_) => continue,
+        };
+        for c in re.captures_iter(text) {
+            if let Some(m) = c.get(1) {
+                let name = m
+                    .as_str()
+                    .trim()
+                    .trim_end_matches(['.', ','])
+                    .trim()
+                    .to_string();
+                if !name.is_empty()
+                    && !out
+                        .iter()
+                        .any(|(_, n): &(String, String)| fold(n) == fold(&name))
+                {
+                    out.push((kind.to_string(), name));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The architect agent.
+pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+    let mut wanted = requested_paths(ctx, &format!("{}\n{}", ctx.step.task, ctx.step.message));
+    if wanted.is_empty()
+        && let Some(w) = requested_structure(&ctx.step.message)
+    {
+        wanted.push(w);
+    }
+    if wanted.is_empty() {
+        return structure_report(ctx);
+    }
+    let mut out = format!("## Structure — {}\n\n", ctx.today());
+    let mut created_any = false;
+    let mut homes = Vec::new();
+    for (kind, name) in &wanted {
+        let made = if kind == "area" {
+            scaffold_area(ctx, name)?
+        } else {
+            scaffold_project(ctx, name)?
+        };
+        let folder = if kind == "area" {
+            format!("{}/{name}", ctx.config.folders.areas)
+        } else {
+            format!("{}/{name}", ctx.config.folders.projects)
+        };
+        homes.push(folder.clone());
+        if made.is_empty() {
+            out.push_str(&format!(
+                "- {kind} `{folder}/` already complete; nothing to create\n"
+            ));
+        } else {
+            created_any = true;
+            out.push_str(&format!(
+                "- {kind} `{folder}/`: created {}\n",
+                made.join(", ")
+            ));
+            common::log_change(
+                ctx,
+                "architect",
+                &format!("scaffolded {kind} {folder}/ ({} items)", made.len()),
+            )?;
+        }
+    }
+    let inbox = ctx.config.folders.inbox.clone();
+    let waiting = common::notes_in(&ctx.gate.vault().notes, &inbox).count();
+    if created_any
+        && waiting > 0
+        && ctx
+            .step
+            .suggested_by
+            .as_deref()
+            .is_some_and(|s| s == "sorter" || s == "inbox-triage" || s == "scribe")
+    {
+        out.push_str(&suggestion(
+            "sorter",
+            &format!(
+                "the missing home{} now exist{}; notes are waiting in the inbox",
+                if homes.len() == 1 { "" } else { "s" },
+                if homes.len() == 1 { "s" } else { "" }
+            ),
+            &homes.join("; "),
+        ));
+    }
+    Ok(NativeOutput {
+        postit: format!("last op {}: {}", ctx.today(), homes.join(", ")),
+        text: out,
+        attention: false,
+    })
+}
+
+/// Areas missing their `_index.md` or MOC, and the master index's gaps.
+fn structure_report(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+    let f = ctx.config.folders.clone();
+    let mut gaps = Vec::new();
+    for area in ctx.gate.subdirs(&f.areas) {
+        let leaf = area.rsplit('/').next().unwrap_or(&area).to_string();
+        if !ctx.gate.exists(&format!("{area}/_index.md")) {
+            gaps.push(format!("{area}/ has no _index.md"));
+        }
+        if !ctx.gate.exists(&format!("{}/{leaf}.md", f.moc)) {
+            gaps.push(format!("{area}/ has no MOC ({}/{leaf}.md)", f.moc));
+        }
+    }
+    let mut out = format!("## Structure review — {}\n\n", ctx.today());
+    if gaps.is_empty() {
+        out.push_str("Every area has its index and MOC. To add structure, say e.g. \"create a new area Health\" or \"new project Kitchen\".\n");
+    } else {
+        for g in &gaps {
+            out.push_str(&format!("- {g}\n"));
+        }
+        out.push_str("\nSay \"defragment the vault\" to create what is missing.\n");
+    }
+    Ok(NativeOutput {
+        postit: format!("structure review {}: {} gaps", ctx.today(), gaps.len()),
+        attention: !gaps.is_empty(),
+        text: out,
+    })
+}
+
+/// `/defrag`: structural maintenance and a defrag report.
+pub fn defrag(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+    let f = ctx.config.folders.clone();
+    let today = ctx.now.date();
+    let mut created = Vec::new();
+    let mut mocs_updated = Vec::new();
+    for area in ctx.gate.subdirs(&f.areas) {
+        let leaf = area.rsplit('/').next().unwrap_or(&area).to_string();
+        created.extend(scaffold_area(ctx, &leaf)?);
+        // MOC refresh: every note of the area folder is listed in its MOC
+        let moc = format!("{}/{leaf}.md", f.moc);
+        let members: Vec<String> = common::notes_under(&ctx.gate.vault().notes, &area)
+            .filter(|(_, n)| n.name() != "_index")
+            .map(|(_, n)| n.name().to_string())
+            .collect();
+        let text = ctx.gate.read_text(&moc).unwrap_or_default();
+        let missing: Vec<String> = members
+            .into_iter()
+            .filter(|m| !text.contains(&format!("[[{m}")))
+            .collect();
+        if !missing.is_empty() {
+            ctx.gate.edit(&moc, "defrag: MOC refresh", |t| {
+                missing.iter().fold(t.to_string(), |acc, m| {
+                    super::sorter::insert_under_notes(&acc, &format!("- [[{m}]]"))
+                })
+            })?;
+            mocs_updated.push(format!("{moc} (+{})", missing.len()));
+        }
+    }
+    let old_inbox: Vec<String> = common::notes_in(&ctx.gate.vault().notes, &f.inbox)
+        .filter(|(_, n)| common::last_touched(n).is_some_and(|d| (today - d).num_days() >= 2))
+        .map(|(_, n)| n.name().to_string())
+        .collect();
+    let report = format!(
+        "{}/health-reports/{} — Defrag Report.md",
+        f.meta,
+        ctx.today()
+    );
+    let mut body = format!(
+        "---\ntype: report\ndate: {}\ntags: [report, defrag, maintenance]\n---\n# Defrag Report — {}\n\n## Summary\n- structures created: {}\n- MOCs updated: {}\n- inbox notes older than 48 h: {}\n\n",
+        ctx.today(),
+        ctx.today(),
+        created.len(),
+        mocs_updated.len(),
+        old_inbox.len()
+    );
+    if !created.is_empty() {
+        body.push_str("## Structural Changes\n");
+        for c in &created {
+            body.push_str(&format!("- created {c}\n"));
+        }
+        for m in &mocs_updated {
+            body.push_str(&format!("- refreshed {m}\n"));
+        }
+        body.push('\n');
+    }
+    body.push_str("## Recommendations\n");
+    if !old_inbox.is_empty() {
+        body.push_str("- File the inbox: say \"file my notes\".\n");
+    } else {
+        body.push_str("- Nothing pressing.\n");
+    }
+    ctx.gate.write(&report, body.as_bytes())?;
+    common::log_change(
+        ctx,
+        "defrag",
+        &format!(
+            "defrag: {} created, {} MOCs refreshed; report {report}",
+            created.len(),
+            mocs_updated.len()
+        ),
+    )?;
+    let mut out = format!(
+        "## Defrag — {}\n\n- structures created: {}\n- MOCs refreshed: {}\n- inbox notes older than 48 h: {}\n\nReport: `{report}`\n",
+        ctx.today(),
+        created.len(),
+        mocs_updated.len(),
+        old_inbox.len()
+    );
+    if !old_inbox.is_empty() {
+        out.push_str(&suggestion(
+            "sorter",
+            &format!("{} inbox notes are older than 48 hours", old_inbox.len()),
+            &old_inbox.join("; "),
+        ));
+    }
+    Ok(NativeOutput {
+        postit: format!(
+            "defrag {}: {} created, {} MOCs refreshed",
+            ctx.today(),
+            created.len(),
+            mocs_updated.len()
+        ),
+        text: out,
+        attention: !old_inbox.is_empty(),
+    })
+}
+
+static AREAS_LIST: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\bareas?\b\s*[:\-]?\s*(.+)$").expect("static regex"));
+
+/// `/onboarding`, non-interactive: the folder skeleton, the Meta documents, the master index,
+/// and the areas named in the request ("set up the vault with areas Work, Health and Finance").
+pub fn onboarding(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+    let f = ctx.config.folders.clone();
+    let mut made = Vec::new();
+    for (_, folder) in f.roles() {
+        if !ctx.gate.dir_exists(folder) {
+            ctx.gate.mkdir(folder)?;
+            made.push(format!("{folder}/"));
+        }
+    }
+    let states = f.states();
+    if !ctx.gate.dir_exists(&states) {
+        ctx.gate.mkdir(&states)?;
+    }
+    let index = master_index(ctx);
+    let heading = index_heading(ctx);
+    ensure_file(ctx, &index, &heading, &mut made)?;
+    ensure_file(
+        ctx,
+        &format!("{}/user-profile.md", f.meta),
+        &format!(
+            "---\nname: \nprimary-language: en\nonboarding-date: {}\nprofile-version: 1\n---\n# User profile\n\nTell the crew about yourself here; agents read this note first.\n",
+            ctx.today()
+        ),
+        &mut made,
+    )?;
+    ensure_file(
+        ctx,
+        &format!("{}/naming-conventions.md", f.meta),
+        "# Naming conventions\n\n- Notes: `YYYY-MM-DD — Type — Title.md` (em dash with spaces, title in title case, at most 50 characters).\n- People: `Full Name.md`. Daily notes: `YYYY-MM-DD.md`.\n- Tags: lowercase, hyphenated, nested with `/`.\n",
+        &mut made,
+    )?;
+    let first = ctx.step.message.lines().next().unwrap_or("").to_string();
+    let mut areas = Vec::new();
+    if let Some(c) = AREAS_LIST.captures(&first)
+        && let Some(m) = c.get(1)
+    {
+        for part in m.as_str().split([',', ';']).flat_map(|p| p.split(" and ")) {
+            let name = common::safe_title(part.trim().trim_matches(['"', '.']), 40);
+            if name != "Untitled" {
+                areas.push(name);
+            }
+        }
+    }
+    for a in &areas {
+        made.extend(scaffold_area(ctx, a)?);
+    }
+    if !made.is_empty() {
+        common::log_change(ctx, "onboarding", &format!("created {} items", made.len()))?;
+    }
+    let mut out = format!("## Onboarding — {}\n\n", ctx.today());
+    if made.is_empty() {
+        out.push_str("The vault already has its skeleton. Name areas to add, e.g. \"set up the vault with areas Work, Health\".\n");
+    } else {
+        out.push_str(&format!("Created {} items:\n", made.len()));
+        for m in &made {
+            out.push_str(&format!("- {m}\n"));
+        }
+    }
+    out.push_str(&format!(
+        "\nEdit `{}/user-profile.md` to tell the crew about yourself.\n",
+        f.meta
+    ));
+    Ok(NativeOutput {
+        postit: format!("onboarding {}: areas {}", ctx.today(), areas.join(", ")),
+        text: out,
+        attention: false,
+    })
+}
+
+/// `/manage-agent`: lists the crew; edits and removals are CLI commands.
+pub fn manage_agent(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+    let mut out =
+        String::from("## Your crew\n\n| agent | kind | status | model |\n|---|---|---|---|\n");
+    for a in &ctx.crew.agents {
+        let custom = !crate::crew::Crew::is_core(&a.name);
+        let status = ctx
+            .crew
+            .registry
+            .agents
+            .iter()
+            .find(|r| r.name == a.name)
+            .map_or(Status::Active, |r| r.status);
+        out.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            a.name,
+            if custom { "custom" } else { "core" },
+            if status == Status::Active {
+                "active"
+            } else {
+                "disabled"
+            },
+            a.model.label()
+        ));
+    }
+    for r in ctx
+        .crew
+        .registry
+        .agents
+        .iter()
+        .filter(|r| r.custom && ctx.crew.agent(&r.name).is_none())
+    {
+        out.push_str(&format!(
+            "| {} | custom | removed (row kept) | — |\n",
+            r.name
+        ));
+    }
+    out.push_str("\nCreate one with `crew agents new NAME`; change one with `crew agents disable|enable|remove NAME`. Core agents cannot be removed.\n");
+    Ok(NativeOutput {
+        postit: "listed the crew".into(),
+        text: out,
+        attention: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_requested_name() {
+        assert_eq!(
+            requested_structure("create a new area called Health & Fitness"),
+            Some(("area".into(), "Health & Fitness".into()))
+        );
+        assert_eq!(
+            requested_structure("new project: Kitchen Renovation!"),
+            Some(("project".into(), "Kitchen Renovation".into()))
+        );
+        assert_eq!(
+            requested_structure("nuovo progetto Cucina"),
+            Some(("project".into(), "Cucina".into()))
+        );
+        assert_eq!(requested_structure("restructure"), None);
+    }
+}

@@ -1,0 +1,94 @@
+//! The native crew: crew's own Rust implementation of the mechanical work of each agent and
+//! skill. Deterministic, offline, instant. Each one reads its post-it, works through the write
+//! gate, returns its answer (ending with real suggestion blocks when it sees work for another
+//! agent) and the post-it to keep.
+
+pub mod architect;
+pub mod common;
+pub mod connector;
+pub mod librarian;
+pub mod modelonly;
+pub mod planner;
+pub mod scribe;
+pub mod seeker;
+pub mod sorter;
+
+use chrono::NaiveDateTime;
+
+use crate::crew::{Crew, CrewConfig, Kind};
+use crate::dispatch::chain::Step;
+use crate::vault::gate::{Gate, GateError};
+
+/// Everything a native agent may use for one run.
+pub struct Ctx<'a> {
+    pub gate: &'a mut Gate,
+    pub crew: &'a Crew,
+    pub config: &'a CrewConfig,
+    pub step: &'a Step,
+    /// The agent's post-it body from its last run.
+    pub postit: Option<String>,
+    pub now: NaiveDateTime,
+    /// `--fix` / "apply": allow the agent's safe changes beyond its default ones.
+    pub apply: bool,
+}
+
+impl Ctx<'_> {
+    pub fn today(&self) -> String {
+        self.now.format("%Y-%m-%d").to_string()
+    }
+
+    /// The request text, lower-cased, for choosing a mode.
+    pub fn asks(&self, words: &[&str]) -> bool {
+        let t = crate::dispatch::normalize::normalize(&format!(
+            "{} {}",
+            self.step.message, self.step.task
+        ));
+        words.iter().any(|w| {
+            let w = crate::dispatch::normalize::normalize(w);
+            format!(" {t} ").contains(&format!(" {w} "))
+        })
+    }
+}
+
+/// A native agent's result.
+#[derive(Debug, Clone, Default)]
+pub struct NativeOutput {
+    /// The answer, Markdown, suggestion blocks included.
+    pub text: String,
+    /// What to keep in the post-it (at most 30 lines are kept).
+    pub postit: String,
+    /// Something needs the user's attention (exit code 1 for unattended runs).
+    pub attention: bool,
+}
+
+pub type NativeFn = fn(&mut Ctx) -> Result<NativeOutput, GateError>;
+
+/// The native implementation of a skill or agent, if crew has one.
+pub fn native(kind: Kind, name: &str) -> Option<NativeFn> {
+    let f: NativeFn = match (kind, name) {
+        (Kind::Skill, "inbox-triage") => sorter::inbox_triage,
+        (Kind::Agent, "sorter") => sorter::run,
+        (Kind::Agent, "seeker") => seeker::run,
+        (Kind::Agent, "librarian") => librarian::run,
+        (Kind::Skill, "vault-audit") => librarian::vault_audit,
+        (Kind::Skill, "deep-clean") => librarian::deep_clean,
+        (Kind::Skill, "tag-garden") => librarian::tag_garden,
+        (Kind::Agent, "connector") => connector::run,
+        (Kind::Agent, "scribe") => scribe::run,
+        (Kind::Agent, "architect") => architect::run,
+        (Kind::Skill, "defrag") => architect::defrag,
+        (Kind::Skill, "onboarding") => architect::onboarding,
+        (Kind::Skill, "manage-agent") => architect::manage_agent,
+        (Kind::Skill, "deadline-radar") => planner::deadline_radar,
+        (Kind::Skill, "weekly-agenda") => planner::weekly_agenda,
+        (Kind::Agent, "transcriber")
+        | (Kind::Agent, "postman")
+        | (Kind::Skill, "transcribe")
+        | (Kind::Skill, "email-triage")
+        | (Kind::Skill, "meeting-prep")
+        | (Kind::Skill, "contact-sync")
+        | (Kind::Skill, "create-agent") => modelonly::run,
+        _ => return None,
+    };
+    Some(f)
+}

@@ -1,0 +1,477 @@
+//! The seeker: ranked search over the vault, backlinks and timelines. Read-only.
+
+use serde::Serialize;
+
+use super::common::{self, suggestion};
+use super::{Ctx, NativeOutput};
+use crate::crew::Folders;
+use crate::dispatch::normalize::{normalize, words};
+use crate::vault::gate::GateError;
+use crate::vault::{Resolution, Vault};
+
+/// One search result.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hit {
+    pub path: String,
+    pub title: String,
+    pub score: f64,
+    /// 1-based line of the best matching line (0 when only the title or frontmatter matched).
+    pub line: usize,
+    pub text: String,
+}
+
+/// A parsed query: free terms plus filters.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Query {
+    pub terms: Vec<String>,
+    pub tag: Option<String>,
+    pub kind: Option<String>,
+    pub path: Option<String>,
+    pub after: Option<chrono::NaiveDate>,
+    pub before: Option<chrono::NaiveDate>,
+}
+
+/// Words that express the wish to search rather than what to find.
+const INTENT_WORDS: &[&str] = &[
+    "search",
+    "find",
+    "where",
+    "did",
+    "put",
+    "save",
+    "saved",
+    "note",
+    "notes",
+    "look",
+    "looking",
+    "show",
+    "vault",
+    "what",
+    "know",
+    "info",
+    "information",
+    "have",
+    "about",
+    "on",
+    "cerca",
+    "trova",
+    "dove",
+    "ho",
+    "messo",
+    "nota",
+    "note",
+    "cherche",
+    "trouve",
+    "ou",
+    "mis",
+    "busca",
+    "encuentra",
+    "donde",
+    "puse",
+    "such",
+    "suche",
+    "finde",
+    "wo",
+    "habe",
+    "procura",
+    "encontra",
+    "onde",
+    "coloquei",
+    "me",
+    "my",
+    "the",
+    "a",
+    "i",
+    "is",
+    "are",
+    "in",
+    "of",
+    "for",
+    "to",
+    "and",
+    "nel",
+    "dans",
+    "en",
+    "im",
+    "no",
+    "le",
+    "la",
+    "el",
+    "il",
+    "di",
+    "de",
+    "do",
+    "da",
+];
+
+pub fn parse_query(raw: &str) -> Query {
+    let mut q = Query::default();
+    for token in raw.split_whitespace() {
+        let lower = token.to_lowercase();
+        let (key, value) = lower.split_once(':').unwrap_or(("", ""));
+        match key {
+            "tag" if !value.is_empty() => q.tag = Some(value.trim_start_matches('#').to_string()),
+            "type" if !value.is_empty() => q.kind = Some(value.to_string()),
+            "path" if !value.is_empty() => q.path = Some(token[5..].to_string()),
+            "after" => q.after = common::parse_date(value),
+            "before" => q.before = common::parse_date(value),
+            _ => {
+                if let Some(tag) = token.strip_prefix('#')
+                    && !tag.is_empty()
+                {
+                    q.tag = Some(tag.to_lowercase());
+                    continue;
+                }
+                q.terms.extend(words(&normalize(token)).map(str::to_string));
+            }
+        }
+    }
+    q
+}
+
+/// Drops the words that only say "search for" from a natural-language request.
+pub fn strip_intent(q: &mut Query) {
+    let kept: Vec<String> = q
+        .terms
+        .iter()
+        .filter(|t| !INTENT_WORDS.contains(&t.as_str()))
+        .cloned()
+        .collect();
+    if !kept.is_empty() {
+        q.terms = kept;
+    }
+}
+
+pub fn edit_distance_at_most_one(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len().abs_diff(b.len()) > 1 {
+        return false;
+    }
+    let (mut i, mut j, mut edits) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] == b[j] {
+            i += 1;
+            j += 1;
+            continue;
+        }
+        edits += 1;
+        if edits > 1 {
+            return false;
+        }
+        match a.len().cmp(&b.len()) {
+            std::cmp::Ordering::Greater => i += 1,
+            std::cmp::Ordering::Less => j += 1,
+            std::cmp::Ordering::Equal => {
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    edits + (a.len() - i) + (b.len() - j) <= 1
+}
+
+/// How well a term matches a word: exact 1.0, same stem/plural 0.8, one typo 0.6.
+fn word_match(term: &str, word: &str) -> f64 {
+    if term == word {
+        1.0
+    } else if term.len() >= 4
+        && word.len() >= 4
+        && (word.starts_with(term) || term.starts_with(word))
+        && term.len().abs_diff(word.len()) <= 2
+    {
+        0.8
+    } else if term.chars().count() >= 5 && edit_distance_at_most_one(term, word) {
+        0.6
+    } else {
+        0.0
+    }
+}
+
+fn best_in(term: &str, ws: &[&str]) -> f64 {
+    ws.iter().map(|w| word_match(term, w)).fold(0.0, f64::max)
+}
+
+/// Ranks notes for a query. Titles weigh most, then frontmatter, then body; recent notes rank a
+/// little higher, archived ones lower; Templates and Meta only when `path:` asks for them.
+pub fn search(
+    vault: &Vault,
+    folders: &Folders,
+    q: &Query,
+    limit: usize,
+    today: chrono::NaiveDate,
+) -> Vec<Hit> {
+    let mut hits = Vec::new();
+    for note in &vault.notes {
+        let p = &note.path;
+        if let Some(filter) = &q.path {
+            if !p.to_lowercase().contains(&filter.to_lowercase()) {
+                continue;
+            }
+        } else if p.starts_with(&format!("{}/", folders.templates))
+            || p.starts_with(&format!("{}/", folders.meta))
+        {
+            continue;
+        }
+        if let Some(tag) = &q.tag
+            && !note
+                .tags_normalized()
+                .iter()
+                .any(|t| t == tag || t.starts_with(&format!("{tag}/")))
+        {
+            continue;
+        }
+        if let Some(kind) = &q.kind
+            && note
+                .property_str("type")
+                .is_none_or(|t| !t.eq_ignore_ascii_case(kind))
+        {
+            continue;
+        }
+        let touched = common::last_touched(note);
+        if q.after.is_some_and(|a| touched.is_none_or(|d| d < a))
+            || q.before.is_some_and(|b| touched.is_none_or(|d| d > b))
+        {
+            continue;
+        }
+        let mut score = 0.0;
+        let mut line = 0;
+        let mut text = String::new();
+        if !q.terms.is_empty() {
+            let title_norm = normalize(note.name());
+            let title_words: Vec<&str> = words(&title_norm).collect();
+            let mut fm_text = String::new();
+            fm_text.push_str(&note.tags.join(" "));
+            fm_text.push(' ');
+            fm_text.push_str(&note.aliases.join(" "));
+            if let Some(props) = note.properties() {
+                for (_, v) in props {
+                    if let Some(s) = crate::vault::note::scalar_to_string(v) {
+                        fm_text.push(' ');
+                        fm_text.push_str(&s);
+                    }
+                }
+            }
+            let fm_norm = normalize(&fm_text);
+            let fm_words: Vec<&str> = words(&fm_norm).collect();
+            let body = std::fs::read(vault.root.join(p))
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default();
+            let body_start = note
+                .frontmatter_block
+                .as_ref()
+                .map_or(0, |b| b.block.end.min(body.len()));
+            let mut matched_terms = 0;
+            let mut best_line_score = 0.0;
+            for term in &q.terms {
+                let t = best_in(term, &title_words) * 10.0;
+                let f = best_in(term, &fm_words) * 4.0;
+                let mut b = 0.0;
+                for (n, l) in body[body_start..].lines().enumerate() {
+                    let ln = normalize(l);
+                    let lw: Vec<&str> = words(&ln).collect();
+                    let m = best_in(term, &lw);
+                    if m > 0.0 {
+                        b = (b + m).min(5.0);
+                        let line_score = m * lw.len().min(20) as f64;
+                        if line_score > best_line_score || line == 0 {
+                            best_line_score = line_score;
+                            line = n + 1 + body[..body_start].lines().count();
+                            text = l.trim().chars().take(160).collect();
+                        }
+                    }
+                }
+                let s = t.max(f) + b;
+                if s > 0.0 {
+                    matched_terms += 1;
+                }
+                score += s;
+            }
+            if matched_terms == 0 {
+                continue;
+            }
+            // every term present beats some terms present
+            score *= matched_terms as f64 / q.terms.len() as f64;
+        } else {
+            score = 1.0;
+        }
+        if touched.is_some_and(|d| (today - d).num_days() <= 30) {
+            score += 1.0;
+        }
+        if p.starts_with(&format!("{}/", folders.archive)) {
+            score *= 0.5;
+        }
+        hits.push(Hit {
+            path: p.clone(),
+            title: note.name().to_string(),
+            score,
+            line,
+            text,
+        });
+    }
+    hits.sort_by(|a, b| {
+        b.score
+            .partial_cmp(&a.score)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.path.cmp(&b.path))
+    });
+    hits.truncate(limit);
+    hits
+}
+
+/// The seeker agent.
+pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+    let vault = ctx.gate.vault();
+    let request = if ctx.step.step > 1 {
+        ctx.step.task.clone()
+    } else {
+        ctx.step.message.clone()
+    };
+    // backlinks: "what links to X", "backlinks of X"
+    let lower = request.to_lowercase();
+    for cue in [
+        "links to ",
+        "backlinks of ",
+        "backlinks to ",
+        "backlinks for ",
+    ] {
+        if let Some(pos) = lower.find(cue) {
+            let target = request[pos + cue.len()..]
+                .trim()
+                .trim_matches(['"', '?', '[', ']', '.'])
+                .to_string();
+            let res = vault.files.resolve("", &target);
+            let Some(idx) = res.file().and_then(|f| vault.note_of_file(f)) else {
+                return Ok(NativeOutput {
+                    text: format!("No note called \"{target}\" exists.\n"),
+                    postit: format!("backlinks: {target} not found"),
+                    attention: false,
+                });
+            };
+            let mut out = format!("## Notes linking to [[{}]]\n\n", vault.notes[idx].name());
+            let back = vault.backlinks();
+            for &src in &back[idx] {
+                out.push_str(&format!(
+                    "- [[{}]] — {}\n",
+                    vault.notes[src].name(),
+                    vault.notes[src].path
+                ));
+            }
+            if back[idx].is_empty() {
+                out.push_str("None: this note has no incoming links.\n");
+                out.push_str(&suggestion(
+                    "connector",
+                    &format!("[[{}]] is an orphan", vault.notes[idx].name()),
+                    &vault.notes[idx].path,
+                ));
+            }
+            return Ok(NativeOutput {
+                postit: format!("backlinks of {target}: {}", back[idx].len()),
+                text: out,
+                attention: false,
+            });
+        }
+    }
+    let timeline = ctx.asks(&[
+        "timeline",
+        "chronology",
+        "history of",
+        "cronologia",
+        "chronologie",
+        "cronología",
+        "zeitachse",
+        "cronologia",
+    ]);
+    let mut q = parse_query(&request);
+    strip_intent(&mut q);
+    let mut hits = search(vault, &ctx.config.folders, &q, 20, ctx.now.date());
+    let shown = q.terms.join(" ");
+    let mut out = String::new();
+    if timeline {
+        hits.sort_by_key(|h| vault.note(&h.path).and_then(common::last_touched));
+        out.push_str(&format!("## Timeline of \"{shown}\"\n\n"));
+        for h in &hits {
+            let d = vault
+                .note(&h.path)
+                .and_then(common::last_touched)
+                .map_or("undated".to_string(), |d| d.to_string());
+            out.push_str(&format!("- {d} — [[{}]]\n", h.title));
+        }
+    } else {
+        out.push_str(&format!(
+            "## Found {} note{} for \"{shown}\"\n\n",
+            hits.len(),
+            if hits.len() == 1 { "" } else { "s" }
+        ));
+        for (i, h) in hits.iter().enumerate() {
+            if h.line > 0 {
+                out.push_str(&format!(
+                    "{}. [[{}]] — `{}`:{} — {}\n",
+                    i + 1,
+                    h.title,
+                    h.path,
+                    h.line,
+                    h.text
+                ));
+            } else {
+                out.push_str(&format!("{}. [[{}]] — `{}`\n", i + 1, h.title, h.path));
+            }
+        }
+    }
+    if hits.is_empty() {
+        out.push_str("Nothing matched. Try fewer words, another spelling, or a filter such as `tag:` or `type:`.\n");
+    }
+    // broken links among the results are the librarian's business
+    let broken: Vec<String> = hits
+        .iter()
+        .filter_map(|h| vault.note_index(&h.path))
+        .filter(|&i| {
+            vault.resolved[i]
+                .iter()
+                .any(|r| matches!(r, Resolution::Unresolved))
+        })
+        .map(|i| vault.notes[i].name().to_string())
+        .take(10)
+        .collect();
+    if !broken.is_empty() {
+        out.push_str(&suggestion(
+            "librarian",
+            &format!("{} of these notes have broken links", broken.len()),
+            &broken.join("; "),
+        ));
+    }
+    Ok(NativeOutput {
+        postit: format!("last search: \"{shown}\" → {} results", hits.len()),
+        text: out,
+        attention: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_filters_and_terms() {
+        let q = parse_query("Taxes tag:#finance type:reference path:02-Areas after:2026-01-01 #x");
+        assert_eq!(q.terms, vec!["taxes"]);
+        assert_eq!(q.tag.as_deref(), Some("x"));
+        assert_eq!(q.kind.as_deref(), Some("reference"));
+        assert_eq!(q.path.as_deref(), Some("02-Areas"));
+        assert!(q.after.is_some());
+    }
+
+    #[test]
+    fn intent_words_are_dropped() {
+        let mut q = parse_query("where did I save the note on taxes?");
+        strip_intent(&mut q);
+        assert_eq!(q.terms, vec!["taxes"]);
+    }
+
+    #[test]
+    fn typo_and_plural_tolerance() {
+        assert_eq!(word_match("taxes", "taxes"), 1.0);
+        assert!(word_match("recipe", "recipes") > 0.0);
+        assert!(word_match("kitchen", "kitchn") > 0.0);
+        assert_eq!(word_match("tax", "max"), 0.0);
+    }
+}

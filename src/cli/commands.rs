@@ -1,0 +1,523 @@
+//! The commands that work on a vault.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::bail;
+use serde_json::json;
+
+use super::{Failed, Global, StateAction, VaultAction, out, out_json, render};
+use crew::crew::{Crew, ModelSpec};
+use crew::run::{self, Options};
+use crew::vault::Vault;
+use crew::vault::stats::VaultStats;
+
+/// Loads the crew for the vault; a crew with errors stops the command (exit 2).
+pub fn load_crew(g: &Global) -> anyhow::Result<Crew> {
+    let vault = g.vault_path();
+    let crew = Crew::load(&vault, g.crew_dir.as_deref())?;
+    for d in crew
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == crew::crew::Severity::Warning)
+    {
+        tracing::warn!("{d}");
+    }
+    if crew.has_errors() {
+        let list: Vec<String> = crew.errors().map(|d| d.to_string()).collect();
+        bail!(
+            "the crew definition has errors (run `crew agents validate`):\n{}",
+            list.join("\n")
+        );
+    }
+    Ok(crew)
+}
+
+fn open_vault(g: &Global) -> anyhow::Result<Vault> {
+    Ok(Vault::open(g.vault_path())?)
+}
+
+fn progress(json: bool) -> impl FnMut(&str) {
+    let _ = json;
+    |line: &str| eprintln!("{line}")
+}
+
+pub fn init(g: &Global, path: Option<PathBuf>, adopt: bool, samples: bool) -> anyhow::Result<u8> {
+    let path = path.unwrap_or_else(|| g.vault_path());
+    let report = crew::setup::init(&path, adopt, samples)?;
+    if g.json {
+        out_json(&report)?;
+        return Ok(0);
+    }
+    let mut s = format!(
+        "{} {}: created {} file(s) and folder(s), kept {} existing.\n",
+        if adopt { "Adopted" } else { "Initialised" },
+        report.vault,
+        report.created.len(),
+        report.kept.len()
+    );
+    if adopt {
+        s.push_str("\nFolder roles (written to .crew/config.yaml; edit to change):\n");
+        for (role, folder, found) in &report.roles {
+            s.push_str(&format!(
+                "  {role:<10} {folder}{}\n",
+                if *found {
+                    ""
+                } else {
+                    "   (not found; default name)"
+                }
+            ));
+        }
+    }
+    s.push_str(&format!(
+        "\nNext: cd {} && crew vault stats && crew ask \"file my notes\"\n",
+        path.display()
+    ));
+    out(&s)?;
+    Ok(0)
+}
+
+pub fn demo(g: &Global, dir: Option<PathBuf>) -> anyhow::Result<u8> {
+    let dir = match dir {
+        Some(d) => d,
+        None => tempfile::Builder::new()
+            .prefix("crew-demo-")
+            .tempdir()?
+            .keep(),
+    };
+    if dir.exists() && std::fs::read_dir(&dir)?.next().is_some() {
+        bail!(
+            "{} is not empty; give `crew demo` a new or empty folder",
+            dir.display()
+        );
+    }
+    crew::setup::init(&dir, false, true)?;
+    let crew = Crew::load(&dir, None)?;
+    let mut runs = Vec::new();
+    let mut text = format!("crew demo — a sample vault at {}\n", dir.display());
+    for message in ["file these notes", "check the vault"] {
+        text.push_str(&format!("\n════ crew ask \"{message}\" ════\n"));
+        let mut lines = Vec::new();
+        let opts = Options {
+            command: "demo".into(),
+            ..Options::default()
+        };
+        let report = run::ask(&dir, &crew, message, &opts, &mut |l: &str| {
+            lines.push(l.to_string())
+        })?;
+        for l in &lines {
+            text.push_str(&format!("{l}\n"));
+        }
+        text.push_str(&format!("chain: [{}]\n\n", report.chain.chain().join(", ")));
+        text.push_str(&render::report_text(&report));
+        runs.push(report);
+    }
+    let vault = Vault::open(&dir)?;
+    let q = crew::agents::seeker::parse_query("knee");
+    let hits = crew::agents::seeker::search(
+        &vault,
+        &crew.config.folders,
+        &q,
+        5,
+        chrono::Local::now().date_naive(),
+    );
+    text.push_str("\n════ crew search knee ════\n");
+    for h in &hits {
+        text.push_str(&format!("{}:{}: {}\n", h.path, h.line, h.text));
+    }
+    text.push_str(&format!(
+        "\nWhere to look:\n  {0}/00-Inbox/            what stayed, and why (see the triage digest above)\n  {0}/02-Areas/Finance/    created by the architect when the sorter found no home\n  {0}/Meta/health-reports/ the librarian's report\n  {0}/Meta/agent-log.md    one line per change\n  {0}/.crew/runs/          the run logs\nTry: crew --vault {0} ask \"file my notes\"  (files what now has a home)\n",
+        dir.display()
+    ));
+    if g.json {
+        out_json(&json!({"vault": dir, "runs": runs, "search": hits}))?;
+    } else {
+        out(&text)?;
+    }
+    Ok(0)
+}
+
+pub fn ask(
+    g: &Global,
+    message: &str,
+    dry_run: bool,
+    agent: Option<String>,
+    model: Option<String>,
+    max_depth: Option<usize>,
+    fix: bool,
+) -> anyhow::Result<u8> {
+    let crew = load_crew(g)?;
+    let opts = Options {
+        dry_run,
+        agent,
+        model,
+        max_depth,
+        apply: fix,
+        command: "ask".into(),
+        ..Options::default()
+    };
+    let mut p = progress(g.json);
+    let report = run::ask(&g.vault_path(), &crew, message, &opts, &mut p)?;
+    if g.json {
+        out_json(&json!({
+            "route": report.route,
+            "chain": report.chain.steps,
+            "deferred": report.chain.deferred,
+            "skipped": report.chain.skipped,
+            "new_agents": report.chain.new_agents,
+            "run_id": report.run_id,
+            "dry_run": report.dry_run,
+        }))?;
+    } else {
+        out(&render::report_text(&report))?;
+    }
+    Ok(if report.chain.failed() { 1 } else { 0 })
+}
+
+pub fn route(g: &Global, message: &str) -> anyhow::Result<u8> {
+    let crew = load_crew(g)?;
+    let r = run::route(&crew, message, &[]);
+    if g.json {
+        out_json(&r)?;
+    } else {
+        let arrow = if r.fell_back { "⇢" } else { "→" };
+        out(&format!("{arrow} {} {} — {}", r.kind, r.name, r.reason))?;
+    }
+    Ok(0)
+}
+
+pub fn state(g: &Global, action: StateAction) -> anyhow::Result<u8> {
+    let crew = load_crew(g)?;
+    let vault_path = g.vault_path();
+    let states = crew.config.folders.states();
+    match action {
+        StateAction::Show { agent } => {
+            let names: Vec<String> = match agent {
+                Some(a) => vec![a],
+                None => crew.agents.iter().map(|a| a.name.clone()).collect(),
+            };
+            let mut all = Vec::new();
+            for n in names {
+                let path = vault_path.join(crew::state::postit::path(&states, &n));
+                let text = std::fs::read_to_string(&path).ok();
+                all.push((n, text));
+            }
+            if g.json {
+                let v: Vec<_> = all.iter().map(|(n, t)| json!({"agent": n, "postit": t.as_deref().map(crew::state::postit::body_of)})).collect();
+                out_json(&v)?;
+            } else {
+                let mut s = String::new();
+                for (n, t) in &all {
+                    match t {
+                        Some(t) => s.push_str(&format!(
+                            "━━ {n} ━━\n{}\n\n",
+                            crew::state::postit::body_of(t)
+                        )),
+                        None => s.push_str(&format!("━━ {n} ━━\n(no post-it yet)\n\n")),
+                    }
+                }
+                out(&s)?;
+            }
+        }
+        StateAction::Clear { agent } => {
+            if crew.lookup(&agent).is_none() && crew.agent(&agent).is_none() {
+                bail!("no agent `{agent}`; `crew agents list` shows them");
+            }
+            let vault = Vault::open(&vault_path)?;
+            let state_dir = crew::state::state_dir(&vault_path);
+            let _lock = crew::state::lock::VaultLock::acquire(
+                &state_dir,
+                "state clear",
+                std::time::Duration::from_secs(10),
+            )?;
+            let run_id = crew::state::new_run_id();
+            let journal = crew::vault::gate::Journal::at(state_dir.join("journal").join(&run_id));
+            let policy = crew::vault::gate::Policy {
+                states_dir: states.clone(),
+                ..Default::default()
+            };
+            let mut gate = crew::vault::gate::Gate::new(vault, policy, journal, false);
+            let stamp = chrono::Local::now().format("%Y-%m-%dT%H:%M:%S").to_string();
+            crew::state::postit::write(&mut gate, &states, &agent, &stamp, "")?;
+            if g.json {
+                out_json(&json!({"cleared": agent}))?;
+            } else {
+                out(&format!("Cleared the post-it of {agent}."))?;
+            }
+        }
+    }
+    Ok(0)
+}
+
+pub fn vault(g: &Global, action: VaultAction) -> anyhow::Result<u8> {
+    let vault = open_vault(g)?;
+    match action {
+        VaultAction::Stats => {
+            let s = VaultStats::of(&vault);
+            if g.json {
+                out_json(&s)?;
+            } else {
+                let v = serde_json::to_value(&s)?;
+                let mut text = String::new();
+                if let Some(map) = v.as_object() {
+                    for (k, val) in map {
+                        text.push_str(&format!("{:<24} {val}\n", k.replace('_', " ")));
+                    }
+                }
+                out(&text)?;
+            }
+            Ok(0)
+        }
+        VaultAction::Check => {
+            let crew = load_crew(g)?;
+            let today = chrono::Local::now().date_naive();
+            let a = crew::agents::librarian::audit(&vault, &crew.config.folders, today);
+            let verdict = crew::agents::librarian::verdict(&a);
+            if g.json {
+                out_json(&json!({
+                    "verdict": verdict, "notes": a.notes, "inbox": a.inbox, "broken_links": a.broken.len(),
+                    "without_frontmatter": a.without_frontmatter.len(), "orphans": a.orphans.len(),
+                    "duplicate_names": a.duplicate_names.len(), "health_score": crew::agents::librarian::health_score(&a),
+                }))?;
+            } else {
+                out(&format!(
+                    "{verdict}: {} notes, {} in the inbox, {} broken links, {} without frontmatter, {} orphans, {} duplicate names",
+                    a.notes,
+                    a.inbox,
+                    a.broken.len(),
+                    a.without_frontmatter.len(),
+                    a.orphans.len(),
+                    a.duplicate_names.len()
+                ))?;
+            }
+            Ok(if verdict == "healthy" { 0 } else { 1 })
+        }
+    }
+}
+
+pub fn search(g: &Global, query: &str, limit: usize) -> anyhow::Result<u8> {
+    let vault = open_vault(g)?;
+    let crew = load_crew(g)?;
+    let q = crew::agents::seeker::parse_query(query);
+    let hits = crew::agents::seeker::search(
+        &vault,
+        &crew.config.folders,
+        &q,
+        limit,
+        chrono::Local::now().date_naive(),
+    );
+    if g.json {
+        out_json(&hits)?;
+    } else {
+        let mut s = String::new();
+        for h in &hits {
+            if h.line > 0 {
+                s.push_str(&format!("{}:{}: {}\n", h.path, h.line, h.text));
+            } else {
+                s.push_str(&format!("{}\n", h.path));
+            }
+        }
+        if hits.is_empty() {
+            eprintln!("no note matches \"{query}\"");
+        }
+        out(&s)?;
+    }
+    Ok(if hits.is_empty() { 1 } else { 0 })
+}
+
+pub fn maintain(g: &Global, fix: bool, report: bool, dry_run: bool) -> anyhow::Result<u8> {
+    let crew = load_crew(g)?;
+    let opts = Options {
+        dry_run,
+        agent: Some("vault-audit".into()),
+        apply: fix,
+        max_depth: Some(1),
+        command: "maintain".into(),
+        ..Options::default()
+    };
+    let mut quiet = |_: &str| {};
+    let r = run::ask(
+        &g.vault_path(),
+        &crew,
+        "vault maintenance",
+        &opts,
+        &mut quiet,
+    )?;
+    let text = r
+        .chain
+        .steps
+        .first()
+        .map(|s| s.output.clone())
+        .unwrap_or_default();
+    if g.json {
+        out_json(
+            &json!({"attention": r.attention, "run_id": r.run_id, "report": text, "deferred": r.chain.deferred}),
+        )?;
+    } else if report {
+        out(&render::report_text(&r))?;
+    } else if r.attention || r.chain.failed() {
+        // cron mails any output: stay quiet when all is well
+        let first = text
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim_start_matches('#')
+            .trim();
+        let mut s = format!("crew maintain: {first}\n");
+        for l in text.lines().filter(|l| l.starts_with("- ")).take(8) {
+            s.push_str(&format!("  {l}\n"));
+        }
+        out(&s)?;
+    }
+    if r.chain.failed() {
+        return Err(Failed("the maintenance run failed".into()).into());
+    }
+    Ok(if r.attention { 1 } else { 0 })
+}
+
+pub fn log(g: &Global, last: usize) -> anyhow::Result<u8> {
+    let runs = crew::state::runlog::list(&crew::state::state_dir(&g.vault_path()));
+    let runs: Vec<_> = runs.into_iter().take(last).collect();
+    if g.json {
+        out_json(&runs)?;
+    } else {
+        let mut s = String::new();
+        for r in &runs {
+            s.push_str(&format!(
+                "{}  {}  \"{}\"  → {}  [{}]  {} change(s){}\n",
+                r.run_id,
+                r.at.get(..19).unwrap_or(&r.at),
+                r.message,
+                r.route,
+                r.agents.join(", "),
+                r.operations,
+                if r.dry_run { " (dry run)" } else { "" }
+            ));
+        }
+        if runs.is_empty() {
+            s.push_str("No runs yet.\n");
+        }
+        out(&s)?;
+    }
+    Ok(0)
+}
+
+fn provider_of(id: &str) -> (&'static str, Vec<&'static str>) {
+    let l = id.to_ascii_lowercase();
+    if l.starts_with("claude-") {
+        ("anthropic", vec!["ANTHROPIC_API_KEY"])
+    } else if l.starts_with("gemini-") {
+        ("gemini", vec!["GEMINI_API_KEY", "GOOGLE_API_KEY"])
+    } else if l.starts_with("ollama/") {
+        ("ollama", vec![])
+    } else {
+        ("openai", vec!["OPENAI_API_KEY"])
+    }
+}
+
+pub fn doctor(g: &Global) -> anyhow::Result<u8> {
+    let vault_path = g.vault_path();
+    let mut problems = 0;
+    let mut lines = Vec::new();
+    let vault_ok = vault_path.is_dir();
+    lines.push(format!(
+        "vault       {} {}",
+        vault_path.display(),
+        if vault_ok { "ok" } else { "MISSING" }
+    ));
+    if !vault_ok {
+        problems += 1;
+    }
+    let crew = Crew::load(&vault_path, g.crew_dir.as_deref())?;
+    let source = match &crew.source {
+        crew::crew::CrewSource::Dir(d) => d.display().to_string(),
+        crew::crew::CrewSource::Builtin => "built-in crew".into(),
+    };
+    let errors = crew.errors().count();
+    problems += errors;
+    lines.push(format!(
+        "crew        {source}: {} agents, {} skills, {errors} error(s)",
+        crew.agents.len(),
+        crew.skills.len()
+    ));
+    lines.push(format!(
+        "config      {}",
+        crew.config_file
+            .as_deref()
+            .unwrap_or("defaults (no config.yaml)")
+    ));
+    let folders: Vec<String> = crew
+        .config
+        .folders
+        .roles()
+        .iter()
+        .map(|(r, f)| {
+            format!(
+                "{r}={f}{}",
+                if Path::new(&vault_path).join(f).is_dir() {
+                    ""
+                } else {
+                    " (missing)"
+                }
+            )
+        })
+        .collect();
+    lines.push(format!("folders     {}", folders.join(", ")));
+    for tier in ["low", "mid", "high"] {
+        match crew.config.models.get(tier) {
+            Some(id) => {
+                let (provider, keys) = provider_of(id);
+                let key = if keys.is_empty() {
+                    format!(
+                        "OLLAMA_HOST={}",
+                        std::env::var("OLLAMA_HOST")
+                            .unwrap_or_else(|_| "http://localhost:11434".into())
+                    )
+                } else if keys
+                    .iter()
+                    .any(|k| std::env::var(k).is_ok_and(|v| !v.is_empty()))
+                {
+                    format!("{} set", keys.join("/"))
+                } else {
+                    problems += 1;
+                    format!("{} NOT SET", keys.join(" or "))
+                };
+                lines.push(format!("tier {tier:<6} {id} via {provider}; {key}"));
+            }
+            None => lines.push(format!(
+                "tier {tier:<6} no model: agents of this tier run natively"
+            )),
+        }
+    }
+    let mut per_agent = Vec::new();
+    for d in crew.agents.iter().chain(&crew.skills) {
+        let exec = match &d.model {
+            ModelSpec::Native => "native".to_string(),
+            ModelSpec::Tier(t) => crew
+                .config
+                .models
+                .get(t)
+                .map_or_else(|| "native".to_string(), |m| format!("model {m}")),
+            ModelSpec::Id(id) => format!("model {id}"),
+        };
+        per_agent.push(format!("{}: {exec}", d.name));
+    }
+    lines.push(format!("executors   {}", per_agent.join(", ")));
+    if g.json {
+        out_json(&json!({"problems": problems, "lines": lines, "diagnostics": crew.diagnostics}))?;
+    } else {
+        let mut s = lines.join("\n");
+        for d in &crew.diagnostics {
+            s.push_str(&format!("\n  {d}"));
+        }
+        s.push_str(&format!(
+            "\n{}\n",
+            if problems == 0 {
+                "All good."
+            } else {
+                "Some things need attention (above)."
+            }
+        ));
+        out(&s)?;
+    }
+    Ok(if problems == 0 { 0 } else { 1 })
+}

@@ -1,0 +1,289 @@
+//! Flags and subcommands, and the mapping of errors to exit codes.
+
+mod agents;
+mod commands;
+mod render;
+
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// A failure after the request ran (exit code 1), as opposed to bad input (exit code 2).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Failed(pub String);
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "crew",
+    version,
+    about = "A crew of agents for your Obsidian vault, filesystem-first"
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    /// More log output on stderr (-v info, -vv debug).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct Global {
+    /// The vault folder (default: $CREW_VAULT, else the current folder).
+    #[arg(long, global = true, env = "CREW_VAULT")]
+    pub vault: Option<PathBuf>,
+    /// A crew folder to use instead of the vault's own (default: $CREW_DIR).
+    #[arg(long, global = true, env = "CREW_DIR")]
+    pub crew_dir: Option<PathBuf>,
+    /// One JSON document on stdout, nothing else.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+impl Global {
+    pub fn vault_path(&self) -> PathBuf {
+        self.vault.clone().unwrap_or_else(|| PathBuf::from("."))
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create a vault from the bundled template, or install the crew into an existing one.
+    Init {
+        /// Where (default: the vault folder).
+        path: Option<PathBuf>,
+        /// Install into an existing vault and map its folders; nothing is moved.
+        #[arg(long)]
+        adopt: bool,
+        /// Add example notes to the inbox.
+        #[arg(long)]
+        samples: bool,
+    },
+    /// The one-command tour: a sample vault, a few requests through the real dispatcher.
+    Demo {
+        /// Where to make the sample vault (default: a new folder under the system temp dir).
+        dir: Option<PathBuf>,
+    },
+    /// Route a message, run the agents, chain their suggestions.
+    Ask {
+        #[arg(required = true, num_args = 1..)]
+        message: Vec<String>,
+        /// Show what would change; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Run this agent or skill instead of routing.
+        #[arg(long)]
+        agent: Option<String>,
+        /// Run the routed agent on this model.
+        #[arg(long)]
+        model: Option<String>,
+        /// Agents per request (1 to 3).
+        #[arg(long, value_parser = clap::value_parser!(u8).range(1..=3))]
+        max_depth: Option<u8>,
+        /// Allow the agents' safe fixes (e.g. repairing links, adding Related sections).
+        #[arg(long)]
+        fix: bool,
+    },
+    /// The routing decision only, no side effects.
+    Route {
+        #[arg(required = true, num_args = 1..)]
+        message: Vec<String>,
+    },
+    /// The crew definition and custom agents.
+    Agents {
+        #[command(subcommand)]
+        action: AgentsAction,
+    },
+    /// Skills.
+    Skills {
+        #[command(subcommand)]
+        action: SkillsAction,
+    },
+    /// Post-its.
+    State {
+        #[command(subcommand)]
+        action: StateAction,
+    },
+    /// Facts about the vault.
+    Vault {
+        #[command(subcommand)]
+        action: VaultAction,
+    },
+    /// Ranked search: the note path and the matching line.
+    Search {
+        #[arg(required = true, num_args = 1..)]
+        query: Vec<String>,
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// The scheduled maintenance job: audit, health report, safe fixes with --fix.
+    Maintain {
+        /// Apply safe fixes.
+        #[arg(long)]
+        fix: bool,
+        /// Print the full report, not only the summary.
+        #[arg(long)]
+        report: bool,
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Past runs.
+    Log {
+        #[arg(long, default_value_t = 10)]
+        last: usize,
+    },
+    /// Configuration, crew validity, model providers and keys, vault layout.
+    Doctor,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AgentsAction {
+    /// Every agent with its status and model.
+    List,
+    /// One agent's definition.
+    Show { name: String },
+    /// Check the crew definition; problems with file and line.
+    Validate,
+    /// Create a custom agent (file + registry row).
+    New {
+        name: String,
+        #[arg(long)]
+        description: Option<String>,
+        /// Trigger phrases, comma-separated.
+        #[arg(long)]
+        triggers: Option<String>,
+        /// Capabilities, comma-separated (default: read).
+        #[arg(long)]
+        capabilities: Option<String>,
+        /// low, mid, high, native, or a model id.
+        #[arg(long)]
+        model: Option<String>,
+    },
+    /// Stop routing to a custom agent.
+    Disable { name: String },
+    /// Route to a disabled custom agent again.
+    Enable { name: String },
+    /// Retire a custom agent: its file is set aside, its registry row kept as disabled.
+    Remove { name: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SkillsAction {
+    List,
+    Show { name: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StateAction {
+    /// Show one post-it, or all.
+    Show { agent: Option<String> },
+    /// Empty an agent's post-it.
+    Clear { agent: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum VaultAction {
+    /// Counts of the vault.
+    Stats,
+    /// The quick health check (exit 1 when attention is needed).
+    Check,
+}
+
+pub fn init_tracing(verbose: u8) {
+    let level = match verbose {
+        0 => "warn",
+        1 => "info",
+        _ => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("CREW_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}
+
+pub fn dispatch(cli: Cli) -> anyhow::Result<u8> {
+    let g = cli.global;
+    match cli.command {
+        Command::Init {
+            path,
+            adopt,
+            samples,
+        } => commands::init(&g, path, adopt, samples),
+        Command::Demo { dir } => commands::demo(&g, dir),
+        Command::Ask {
+            message,
+            dry_run,
+            agent,
+            model,
+            max_depth,
+            fix,
+        } => commands::ask(
+            &g,
+            &message.join(" "),
+            dry_run,
+            agent,
+            model,
+            max_depth.map(usize::from),
+            fix,
+        ),
+        Command::Route { message } => commands::route(&g, &message.join(" ")),
+        Command::Agents { action } => agents::agents(&g, action),
+        Command::Skills { action } => agents::skills(&g, action),
+        Command::State { action } => commands::state(&g, action),
+        Command::Vault { action } => commands::vault(&g, action),
+        Command::Search { query, limit } => commands::search(&g, &query.join(" "), limit),
+        Command::Maintain {
+            fix,
+            report,
+            dry_run,
+        } => commands::maintain(&g, fix, report, dry_run),
+        Command::Log { last } => commands::log(&g, last),
+        Command::Doctor => commands::doctor(&g),
+    }
+}
+
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+pub fn exit_code_of(e: &anyhow::Error) -> u8 {
+    if e.chain().any(|c| c.downcast_ref::<Failed>().is_some()) {
+        return 1;
+    }
+    if e.chain().any(|c| {
+        c.downcast_ref::<crew::vault::gate::GateError>()
+            .is_some_and(|g| matches!(g, crew::vault::gate::GateError::Io { .. }))
+    }) {
+        return 1;
+    }
+    if e.chain()
+        .any(|c| c.downcast_ref::<crew::state::lock::LockError>().is_some())
+    {
+        return 1;
+    }
+    2
+}
+
+/// Writes to stdout; a closed pipe surfaces as an error that ends the program quietly.
+pub fn out(text: &str) -> anyhow::Result<()> {
+    let mut o = std::io::stdout().lock();
+    o.write_all(text.as_bytes())?;
+    if !text.ends_with('\n') && !text.is_empty() {
+        o.write_all(b"\n")?;
+    }
+    o.flush()?;
+    Ok(())
+}
+
+pub fn out_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+    out(&serde_json::to_string_pretty(value)?)
+}

@@ -1,0 +1,272 @@
+//! One request, end to end: route, lock, run the chain through the gate, keep post-its and the
+//! run log. The CLI is a thin shell over [`ask`].
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::json;
+
+use crate::agents::{self, Ctx};
+use crate::crew::{Crew, Kind, ModelSpec};
+use crate::dispatch::chain::{self, ChainReport, Executor, Step, StepOutput};
+use crate::dispatch::{Route, Router};
+use crate::state::{self, lock::VaultLock, postit, runlog::RunLog};
+use crate::vault::gate::{Gate, Journal, Policy};
+use crate::vault::{Vault, VaultError};
+
+/// How a request runs.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub dry_run: bool,
+    /// Skip routing: run this agent or skill.
+    pub agent: Option<String>,
+    /// Run the routed agent on this model.
+    pub model: Option<String>,
+    pub max_depth: Option<usize>,
+    /// Allow safe fixes (`--fix`, `maintain --fix`).
+    pub apply: bool,
+    /// Earlier lines of the conversation, for the classifier.
+    pub history: Vec<String>,
+    /// How long to wait for another writer.
+    pub lock_wait: Option<Duration>,
+    /// What the lock file says is running.
+    pub command: String,
+}
+
+/// Errors that stop a request before any agent runs.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Vault(#[from] VaultError),
+    #[error(transparent)]
+    Lock(#[from] state::lock::LockError),
+    #[error("`{0}` is no active agent or skill of this crew; `crew agents list` shows them")]
+    UnknownAgent(String),
+    #[error("no route: the crew declares no usable default_route")]
+    NoRoute,
+}
+
+/// The result of a request.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub route: Route,
+    pub chain: ChainReport,
+    pub run_id: String,
+    pub dry_run: bool,
+    /// Some agent reported something that needs the user (exit code 1).
+    pub attention: bool,
+}
+
+struct CrewExecutor<'a> {
+    gate: Gate,
+    crew: &'a Crew,
+    opts: &'a Options,
+    now: chrono::NaiveDateTime,
+    attention: bool,
+    progress: &'a mut dyn FnMut(&str),
+    log: &'a mut RunLog,
+}
+
+impl CrewExecutor<'_> {
+    fn model_for(&self, step: &Step) -> Option<String> {
+        if step.step == 1
+            && let Some(m) = &self.opts.model
+        {
+            return Some(m.clone());
+        }
+        let def = match step.kind {
+            Kind::Agent => self.crew.agent(&step.name),
+            Kind::Skill => self.crew.skill(&step.name),
+        }?;
+        match &def.model {
+            ModelSpec::Native => None,
+            ModelSpec::Tier(t) => self.crew.config.models.get(t).cloned(),
+            ModelSpec::Id(id) => Some(id.clone()),
+        }
+    }
+}
+
+impl Executor for CrewExecutor<'_> {
+    fn run(&mut self, step: &Step) -> StepOutput {
+        match &step.suggested_by {
+            None => {}
+            Some(by) => (self.progress)(&format!("→ chained {} (suggested by {by})", step.name)),
+        }
+        let started = Instant::now();
+        let ops_before = self.gate.operations().len();
+        let owner = self.crew.postit_owner(step.kind, &step.name);
+        let states = self.crew.config.folders.states();
+        let previous = postit::read(&self.gate, &states, &owner);
+        let model = self.model_for(step);
+        let mut out = StepOutput {
+            executor: "native".into(),
+            ..StepOutput::default()
+        };
+        let result = match (&model, agents::native(step.kind, &step.name)) {
+            (Some(m), _) => {
+                out.executor = "model".into();
+                out.model = Some(m.clone());
+                Err(format!(
+                    "{} is set to run on model `{m}`, but this build of crew has no model runtime yet; remove the model mapping from .crew/config.yaml to use the native agent",
+                    step.name
+                ))
+            }
+            (None, Some(native)) => {
+                let mut ctx = Ctx {
+                    gate: &mut self.gate,
+                    crew: self.crew,
+                    config: &self.crew.config,
+                    step,
+                    postit: previous.clone(),
+                    now: self.now,
+                    apply: self.opts.apply,
+                };
+                native(&mut ctx).map_err(|e| e.to_string())
+            }
+            (None, None) => Err(format!(
+                "{} has no native implementation and no model; set `model:` in its file or map its tier in .crew/config.yaml",
+                step.name
+            )),
+        };
+        match result {
+            Ok(native_out) => {
+                self.attention |= native_out.attention;
+                out.output = native_out.text;
+                let unchanged =
+                    previous.as_deref().map(str::trim) == Some(native_out.postit.trim());
+                if !unchanged {
+                    let stamp = crate::agents::common::now_stamp(&self.now);
+                    if let Err(e) =
+                        postit::write(&mut self.gate, &states, &owner, &stamp, &native_out.postit)
+                    {
+                        tracing::warn!("could not write the post-it of {owner}: {e}");
+                    }
+                }
+            }
+            Err(e) => {
+                self.attention = true;
+                out.output = format!("**{} failed:** {e}\n", step.name);
+                out.error = Some(e);
+            }
+        }
+        out.operations = self.gate.operations()[ops_before..].to_vec();
+        out.latency_ms = started.elapsed().as_millis() as u64;
+        self.log.record(
+            "step",
+            json!({
+                "agent": step.name, "kind": step.kind.as_str(), "step": step.step,
+                "executor": out.executor, "model": out.model, "tokens_in": out.tokens_in,
+                "tokens_out": out.tokens_out, "latency_ms": out.latency_ms,
+                "suggested_by": step.suggested_by, "error": out.error,
+            }),
+        );
+        for op in &out.operations {
+            self.log
+                .record("operation", serde_json::to_value(op).unwrap_or_default());
+        }
+        out
+    }
+}
+
+/// Routes `message` without side effects.
+pub fn route(crew: &Crew, message: &str, history: &[String]) -> Route {
+    Router::new(crew).route(crew, message, history, None)
+}
+
+/// Runs one request against the vault at `vault_path`.
+pub fn ask(
+    vault_path: &Path,
+    crew: &Crew,
+    message: &str,
+    opts: &Options,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Report, RunError> {
+    let vault = Vault::open(vault_path)?;
+    let route = match &opts.agent {
+        Some(name) => {
+            let (kind, n) = crew
+                .lookup(name)
+                .ok_or_else(|| RunError::UnknownAgent(name.clone()))?;
+            Route {
+                kind: kind.as_str().into(),
+                name: n,
+                reason: "chosen with --agent".into(),
+                matched: format!("--agent {name}"),
+                fell_back: false,
+            }
+        }
+        None => route(crew, message, &opts.history),
+    };
+    if route.name.is_empty() {
+        return Err(RunError::NoRoute);
+    }
+    progress(&format!(
+        "→ {} {} — {}",
+        route.kind, route.name, route.reason
+    ));
+    let run_id = state::new_run_id();
+    let state_dir = state::state_dir(vault_path);
+    let _lock = if opts.dry_run {
+        None
+    } else {
+        let what = if opts.command.is_empty() {
+            "ask"
+        } else {
+            &opts.command
+        };
+        Some(VaultLock::acquire(
+            &state_dir,
+            what,
+            opts.lock_wait.unwrap_or(Duration::from_secs(10)),
+        )?)
+    };
+    let journal = if opts.dry_run {
+        Journal::in_memory()
+    } else {
+        Journal::at(state_dir.join("journal").join(&run_id))
+    };
+    let policy = Policy {
+        states_dir: crew.config.folders.states(),
+        ..Policy::default()
+    };
+    let gate = Gate::new(vault, policy, journal, opts.dry_run);
+    let mut log = if opts.dry_run {
+        RunLog::disabled()
+    } else {
+        RunLog::create(&state_dir, &run_id)
+    };
+    log.record(
+        "request",
+        json!({"message": message, "dry_run": opts.dry_run, "run_id": run_id}),
+    );
+    log.record("route", serde_json::to_value(&route).unwrap_or_default());
+    let depth = opts.max_depth.unwrap_or(crew.config.max_depth);
+    let mut exec = CrewExecutor {
+        gate,
+        crew,
+        opts,
+        now: chrono::Local::now().naive_local(),
+        attention: false,
+        progress,
+        log: &mut log,
+    };
+    let report = chain::run(
+        crew,
+        (route.kind(), route.name.clone()),
+        message,
+        depth,
+        &mut exec,
+    );
+    let attention = exec.attention || report.failed();
+    for d in &report.deferred {
+        log.record("deferred", serde_json::to_value(d).unwrap_or_default());
+    }
+    Ok(Report {
+        route,
+        chain: report,
+        run_id,
+        dry_run: opts.dry_run,
+        attention,
+    })
+}

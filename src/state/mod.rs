@@ -1,0 +1,28 @@
+//! State: post-its, the run log, the agent log and the vault lock.
+//!
+//! crew's own bookkeeping lives in `<vault>/.crew/` (hidden, so it is never read as notes):
+//! `runs/<run>.jsonl` (one run log per request), `journal/<run>/` (what the gate did and the
+//! bytes needed to undo it) and `lock`.
+
+pub mod lock;
+pub mod postit;
+pub mod runlog;
+
+use std::path::{Path, PathBuf};
+
+/// The state folder of a vault.
+pub fn state_dir(vault: &Path) -> PathBuf {
+    vault.join(".crew")
+}
+
+/// A new run id: UTC time to the millisecond plus the process id, sortable and unique enough
+/// for one machine.
+pub fn new_run_id() -> String {
+    let now = chrono::Utc::now();
+    format!(
+        "{}-{:05}",
+        now.format("%Y%m%dT%H%M%S%.3fZ"),
+        std::process::id() % 100_000
+    )
+    .replace('.', "")
+}

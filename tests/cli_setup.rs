@@ -1,0 +1,331 @@
+//! `crew init`, `crew agents …`, `crew skills …`, `crew doctor`: the crew definition from the
+//! command line.
+
+mod common;
+
+use assert_fs::prelude::*;
+use common::{crew, crew_bare, json_of, vault};
+use predicates::prelude::*;
+
+#[test]
+fn init_then_stats_and_validate() {
+    let dir = assert_fs::TempDir::new().expect("tmp");
+    crew_bare().arg("init").arg(dir.path()).assert().success();
+    for p in [
+        "00-Inbox",
+        "01-Projects",
+        "02-Areas",
+        "MOC/Index.md",
+        "Meta/vault-structure.md",
+        "Meta/states",
+        ".crew/agents/sorter.md",
+        ".crew/skills/inbox-triage/SKILL.md",
+        ".crew/references/agents-registry.md",
+        ".crew/config.yaml",
+        "Templates/Meeting.md",
+    ] {
+        assert!(dir.path().join(p).exists(), "{p} missing");
+    }
+    let welcome = std::fs::read_to_string(dir.path().join("00-Inbox/Welcome to your vault.md"))
+        .expect("welcome");
+    assert!(
+        !welcome.contains("{{date}}"),
+        "the template date is filled in"
+    );
+    let s = json_of(crew(dir.path()).args(["vault", "stats", "--json"]));
+    assert!(s["notes"].as_i64().unwrap_or(0) >= 10);
+    crew(dir.path())
+        .args(["agents", "validate"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "valid: 8 agents, 14 skills, 0 error(s)",
+        ));
+}
+
+#[test]
+fn init_refuses_a_folder_with_notes_and_adopt_moves_nothing() {
+    let v = vault(&[
+        ("06 - Inbox/a.md", "x"),
+        ("Projects/P/b.md", "y"),
+        ("Daily Notes/2026-01-01.md", "z"),
+    ]);
+    crew_bare()
+        .arg("init")
+        .arg(v.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--adopt"));
+    let before = common::snapshot(v.path());
+    crew_bare()
+        .arg("init")
+        .arg("--adopt")
+        .arg(v.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("06 - Inbox"));
+    let after = common::snapshot(v.path());
+    for (k, bytes) in &before {
+        assert_eq!(after.get(k), Some(bytes), "{k} changed");
+    }
+    let config = std::fs::read_to_string(v.path().join(".crew/config.yaml")).expect("config");
+    assert!(config.contains("inbox: 06 - Inbox"), "{config}");
+    assert!(config.contains("daily: Daily Notes"), "{config}");
+    // the adopted inbox is the one triage reads
+    let out = json_of(crew(v.path()).args(["ask", "--json", "--dry-run", "file my notes"]));
+    assert!(
+        out["chain"][0]["output"]
+            .as_str()
+            .unwrap_or("")
+            .contains("a — "),
+        "{out}"
+    );
+}
+
+#[test]
+fn init_never_overwrites_a_note() {
+    let v = vault(&[("MOC/Index.md", "my own index")]);
+    crew_bare()
+        .arg("init")
+        .arg("--adopt")
+        .arg(v.path())
+        .assert()
+        .success();
+    crew_bare().arg("init").arg(v.path()).assert().success();
+    assert_eq!(
+        std::fs::read_to_string(v.path().join("MOC/Index.md")).expect("index"),
+        "my own index"
+    );
+}
+
+fn custom_crew(files: &[(&str, &str)]) -> assert_fs::TempDir {
+    let v = vault(&[("note.md", "x")]);
+    crew_bare()
+        .arg("init")
+        .arg("--adopt")
+        .arg(v.path())
+        .assert()
+        .success();
+    for (p, t) in files {
+        v.child(p).write_str(t).expect("write");
+    }
+    v
+}
+
+#[test]
+fn validate_reports_file_line_and_exit_2() {
+    let v = custom_crew(&[
+        (
+            ".crew/agents/broken.md",
+            "---\nname: broken\ndescription: [unclosed\n---\n",
+        ),
+        (
+            ".crew/agents/flyer.md",
+            "---\nname: flyer\ncapabilities: [read, fly]\nmodel: mistral-7b\ncolour: red\n---\nbody",
+        ),
+    ]);
+    crew(v.path())
+        .args(["agents", "validate"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("broken.md:4: error: invalid YAML"))
+        .stdout(predicate::str::contains(
+            "flyer.md:3: error: unknown capability `fly`",
+        ))
+        .stdout(predicate::str::contains(
+            "flyer.md:4: error: unknown model `mistral-7b`",
+        ))
+        .stdout(predicate::str::contains(
+            "flyer.md:5: warning: unknown key `colour`",
+        ))
+        .stdout(predicate::str::contains(
+            "agent `flyer` has no row in the registry",
+        ));
+    // any command that needs the crew refuses to run on it
+    crew(v.path())
+        .args(["route", "hello"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("crew agents validate"));
+}
+
+#[test]
+fn validate_catches_registry_problems() {
+    let v = custom_crew(&[]);
+    let reg = v.path().join(".crew/references/agents-registry.md");
+    let text = std::fs::read_to_string(&reg).expect("registry");
+    let text = text.replace(
+        "<!-- MBIFC:CUSTOM_AGENTS_END -->",
+        "| ghost | g | read | x | y | active |\n| sorter | dup | read | x | y | active |\n| half | row |\n<!-- MBIFC:CUSTOM_AGENTS_END -->",
+    );
+    std::fs::write(&reg, text).expect("write");
+    let out = crew(v.path())
+        .args(["agents", "validate", "--json"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let msgs: Vec<String> = j["diagnostics"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .map(|d| d["message"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(
+        msgs.iter()
+            .any(|m| m.contains("`ghost` is active but agents/ghost.md does not exist")),
+        "{msgs:?}"
+    );
+    assert!(
+        msgs.iter()
+            .any(|m| m.contains("custom agent `sorter` uses a core agent's name")),
+        "{msgs:?}"
+    );
+    assert!(
+        msgs.iter().any(|m| m.contains("cells but the table has")),
+        "{msgs:?}"
+    );
+}
+
+#[test]
+fn bad_default_route_is_an_error() {
+    let v = custom_crew(&[]);
+    let cfg = v.path().join(".crew/config.yaml");
+    let text = std::fs::read_to_string(&cfg)
+        .expect("config")
+        .replace("default_route: seeker", "default_route: nobody");
+    std::fs::write(&cfg, text).expect("write");
+    crew(v.path())
+        .args(["agents", "validate"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("default_route `nobody`"));
+}
+
+#[test]
+fn custom_agent_lifecycle() {
+    let v = custom_crew(&[]);
+    crew(v.path())
+        .args(["agents", "new", "Tax"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("lowercase"));
+    crew(v.path())
+        .args(["agents", "new", "sorter"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("core agent"));
+    crew(v.path())
+        .args([
+            "agents",
+            "new",
+            "tax-helper",
+            "--description",
+            "Keeps tax papers in order",
+            "--triggers",
+            "tax papers,my taxes",
+        ])
+        .assert()
+        .success();
+    crew(v.path())
+        .args(["agents", "validate"])
+        .assert()
+        .success();
+    let reg = std::fs::read_to_string(v.path().join(".crew/references/agents-registry.md"))
+        .expect("registry");
+    let start = reg.find("CUSTOM_AGENTS_START").expect("start");
+    let end = reg.find("CUSTOM_AGENTS_END").expect("end");
+    assert!(
+        reg[start..end].contains("| tax-helper |"),
+        "row between the markers"
+    );
+    let r = json_of(crew(v.path()).args(["route", "--json", "sort out my taxes"]));
+    assert_eq!(r["name"], "tax-helper");
+    crew(v.path())
+        .args(["agents", "disable", "tax-helper"])
+        .assert()
+        .success();
+    let r = json_of(crew(v.path()).args(["route", "--json", "sort out my taxes"]));
+    assert_ne!(r["name"], "tax-helper", "disabled agents are never chosen");
+    crew(v.path())
+        .args(["agents", "enable", "tax-helper"])
+        .assert()
+        .success();
+    crew(v.path())
+        .args(["agents", "remove", "tax-helper"])
+        .assert()
+        .success();
+    assert!(!v.path().join(".crew/agents/tax-helper.md").exists());
+    assert!(
+        v.path().join(".crew/removed/tax-helper.md").exists(),
+        "the file is set aside, not deleted"
+    );
+    let reg = std::fs::read_to_string(v.path().join(".crew/references/agents-registry.md"))
+        .expect("registry");
+    assert!(
+        reg.contains("| tax-helper |") && reg.contains("| disabled |"),
+        "row kept as disabled"
+    );
+    crew(v.path())
+        .args(["agents", "validate"])
+        .assert()
+        .success();
+    crew(v.path())
+        .args(["agents", "remove", "librarian"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn builtin_crew_cannot_grow_custom_agents() {
+    let v = vault(&[("a.md", "")]);
+    crew(v.path())
+        .args(["agents", "new", "helper"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("crew init --adopt"));
+}
+
+#[test]
+fn lists_and_shows() {
+    let v = vault(&[("a.md", "")]);
+    crew(v.path())
+        .args(["agents", "list"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("postman").and(predicate::str::contains("librarian")));
+    crew(v.path())
+        .args(["skills", "list"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("inbox-triage"));
+    crew(v.path())
+        .args(["agents", "show", "sorter"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("file my notes"));
+    crew(v.path())
+        .args(["agents", "show", "nobody"])
+        .assert()
+        .code(2);
+    let list = json_of(crew(v.path()).args(["skills", "list", "--json"]));
+    assert_eq!(list.as_array().map(Vec::len), Some(14));
+}
+
+#[test]
+fn anchor_installed_vault_works_unchanged() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/anchor-vault");
+    crew(&src).args(["agents", "validate"]).assert().success();
+    let r = json_of(crew(&src).args(["route", "--json", "controlla il vault"]));
+    assert_eq!(r["name"], "vault-audit");
+}
+
+#[test]
+fn doctor_reports_and_needs_no_key_by_default() {
+    let v = vault(&[("a.md", "")]);
+    crew(v.path())
+        .arg("doctor")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("run natively"));
+}

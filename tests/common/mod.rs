@@ -1,0 +1,77 @@
+//! Helpers shared by the integration tests: temporary vaults and the `crew` binary.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use assert_fs::TempDir;
+use assert_fs::prelude::*;
+
+/// A temporary vault holding `files` (path, contents).
+pub fn vault(files: &[(&str, &str)]) -> TempDir {
+    let dir = TempDir::new().expect("temp dir");
+    for (path, text) in files {
+        dir.child(path).write_str(text).expect("write fixture");
+    }
+    dir
+}
+
+/// `crew --vault DIR …`, with no environment leaking in.
+pub fn crew(vault: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("crew").expect("binary");
+    cmd.env_remove("CREW_VAULT")
+        .env_remove("CREW_DIR")
+        .env_remove("CREW_LOG");
+    cmd.arg("--vault").arg(vault);
+    cmd
+}
+
+/// `crew` with no vault flag.
+pub fn crew_bare() -> Command {
+    let mut cmd = Command::cargo_bin("crew").expect("binary");
+    cmd.env_remove("CREW_VAULT")
+        .env_remove("CREW_DIR")
+        .env_remove("CREW_LOG");
+    cmd
+}
+
+/// The shared reference folder beside the project, when present.
+pub fn shared() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    p.is_dir().then_some(p)
+}
+
+/// Parses a command's stdout as JSON.
+pub fn json_of(cmd: &mut Command) -> serde_json::Value {
+    let out = cmd.output().expect("run crew");
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "crew failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// Every file of a folder (relative path → bytes), hidden `.crew` state left out.
+pub fn snapshot(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    for e in walkdir::WalkDir::new(root).into_iter().flatten() {
+        if e.file_type().is_file() {
+            let rel = e
+                .path()
+                .strip_prefix(root)
+                .expect("under root")
+                .to_string_lossy()
+                .replace('\\', "/");
+            if rel.starts_with(".crew/runs")
+                || rel.starts_with(".crew/journal")
+                || rel == ".crew/lock"
+            {
+                continue;
+            }
+            out.insert(rel, std::fs::read(e.path()).expect("read"));
+        }
+    }
+    out
+}
