@@ -104,13 +104,13 @@ pub fn parse(output: &str) -> Suggestions {
         };
         match block {
             Block::Next => {
-                let agent = get("agent");
+                let agent = get("agent")
+                    .trim_matches(['`', '"', '\'', '@', '/', '[', ']'])
+                    .trim()
+                    .to_string();
                 if !agent.is_empty() && out.next.len() < MAX_BLOCKS {
                     out.next.push(NextAgent {
-                        agent: agent
-                            .trim_matches(['`', '"', '\'', '@', '/', '[', ']'])
-                            .trim()
-                            .to_string(),
+                        agent,
                         reason: get("reason"),
                         context: get("context"),
                     });

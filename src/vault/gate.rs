@@ -781,7 +781,7 @@ pub fn plan_link_rewrites(vault: &Vault, from: &str, to: &str) -> Vec<(String, V
                 return;
             }
             let new_target = if md {
-                edit::encode_md_path(&desired)
+                best_markdown_target(&after, &new_note_path, &desired)
             } else {
                 best_wikilink_target(&after, &new_note_path, &desired)
             };
@@ -853,19 +853,41 @@ fn normalise(path: &str) -> Option<String> {
 }
 
 /// The shortest wikilink target that resolves to `desired` from the note at `from`: the bare
-/// name when that is unambiguous, otherwise the full vault path (without `.md` for notes).
+/// name when that is unambiguous, else the vault path (without `.md` for notes), else the vault
+/// path with a leading `/` (a note at the root shares its path with its bare name).
 fn best_wikilink_target(table: &FileTable, from: &str, desired: &str) -> String {
     let file = desired.rsplit('/').next().unwrap_or(desired);
     let short = file.strip_suffix(".md").unwrap_or(file);
-    if let Resolution::File {
-        id,
-        ambiguous: false,
-    } = table.resolve(from, short)
-        && table.paths[id] == desired
-    {
-        return short.to_string();
+    let full = desired.strip_suffix(".md").unwrap_or(desired);
+    let lands = |target: &str, allow_ambiguous: bool| match table.resolve(from, target) {
+        Resolution::File { id, ambiguous } => {
+            table.paths[id] == desired && (allow_ambiguous || !ambiguous)
+        }
+        _ => false,
+    };
+    if lands(short, false) {
+        short.to_string()
+    } else if lands(full, true) {
+        full.to_string()
+    } else {
+        format!("/{full}")
     }
-    desired.strip_suffix(".md").unwrap_or(desired).to_string()
+}
+
+/// A Markdown link destination (%-encoded) that resolves to `desired` from the note at `from`:
+/// the vault path when it does, else the path relative to the note's folder.
+fn best_markdown_target(table: &FileTable, from: &str, desired: &str) -> String {
+    if resolve_any(table, from, desired, true).map(|id| table.paths[id].as_str()) == Some(desired) {
+        return edit::encode_md_path(desired);
+    }
+    let from_dir: Vec<&str> = from
+        .rsplit_once('/')
+        .map_or(Vec::new(), |(d, _)| d.split('/').collect());
+    let to: Vec<&str> = desired.split('/').collect();
+    let shared = from_dir.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut rel: Vec<&str> = vec![".."; from_dir.len() - shared];
+    rel.extend(&to[shared..]);
+    edit::encode_md_path(&rel.join("/"))
 }
 
 #[cfg(test)]

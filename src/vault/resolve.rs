@@ -29,7 +29,8 @@ impl Resolution {
 pub struct FileTable {
     /// Vault-relative paths, sorted as strings.
     pub paths: Vec<String>,
-    by_path: HashMap<String, usize>,
+    /// Lower-cased path → files (several only when names differ by case alone).
+    by_path: HashMap<String, Vec<usize>>,
     by_file_name: HashMap<String, Vec<usize>>,
     by_note_name: HashMap<String, Vec<usize>>,
 }
@@ -53,7 +54,7 @@ impl FileTable {
         let mut table = FileTable::default();
         for (id, p) in paths.iter().enumerate() {
             let lower = p.to_lowercase();
-            table.by_path.insert(lower.clone(), id);
+            table.by_path.entry(lower.clone()).or_default().push(id);
             let name = file_name(&lower).to_string();
             if let Some(stem) = name.strip_suffix(".md") {
                 table
@@ -68,8 +69,14 @@ impl FileTable {
         table
     }
 
+    /// The file at a path, compared case-insensitively; when files differ only by case, the
+    /// one written exactly so wins.
     pub fn id_of(&self, path: &str) -> Option<usize> {
-        self.by_path.get(&path.to_lowercase()).copied()
+        let ids = self.by_path.get(&path.to_lowercase())?;
+        ids.iter()
+            .copied()
+            .find(|&id| self.paths[id] == path)
+            .or_else(|| ids.first().copied())
     }
 
     /// Resolves a link target written in the note at `from`.
@@ -93,7 +100,7 @@ impl FileTable {
             return self.pick(from_dir, candidates);
         }
         if lower.starts_with('.')
-            && let Some(joined) = join_relative(&from_dir.to_lowercase(), &lower)
+            && let Some(joined) = join_relative(from_dir, target)
             && let Some(id) = self.exact(&joined)
         {
             return Resolution::File {
@@ -101,11 +108,15 @@ impl FileTable {
                 ambiguous: false,
             };
         }
+        let original = target
+            .strip_prefix("./")
+            .or_else(|| target.strip_prefix('/'))
+            .unwrap_or(target);
         let stripped = lower
             .strip_prefix("./")
             .or_else(|| lower.strip_prefix('/'))
             .unwrap_or(&lower);
-        if let Some(id) = self.exact(stripped) {
+        if let Some(id) = self.exact(original) {
             return Resolution::File {
                 id,
                 ambiguous: false,
@@ -127,10 +138,8 @@ impl FileTable {
     }
 
     fn exact(&self, path: &str) -> Option<usize> {
-        self.by_path
-            .get(path)
-            .or_else(|| self.by_path.get(&format!("{path}.md")))
-            .copied()
+        self.id_of(path)
+            .or_else(|| self.id_of(&format!("{path}.md")))
     }
 
     fn pick(&self, from_dir: &str, candidates: Vec<usize>) -> Resolution {
