@@ -87,6 +87,57 @@ impl CrewExecutor<'_> {
     }
 }
 
+impl CrewExecutor<'_> {
+    /// Runs a step on a model; fills tokens and returns the answer and post-it, or the error.
+    fn run_model(
+        &mut self,
+        step: &Step,
+        model_id: &str,
+        postit: Option<String>,
+        out: &mut StepOutput,
+    ) -> Result<agents::NativeOutput, String> {
+        let def = match step.kind {
+            Kind::Agent => self.crew.agent(&step.name),
+            Kind::Skill => self.crew.skill(&step.name),
+        }
+        .ok_or_else(|| format!("{} has no definition", step.name))?;
+        let (backend, model) = crate::model::HttpBackend::for_model(model_id, &self.crew.config)
+            .map_err(|e| format!("{} cannot run on `{model_id}`: {e}", step.name))?;
+        let folders = &self.crew.config.folders;
+        let profile = self
+            .gate
+            .read_text(&format!("{}/user-profile.md", folders.meta))
+            .map(|t| t.chars().take(4_000).collect())
+            .unwrap_or_default();
+        let run = crate::model::runner::AgentRun {
+            def,
+            step,
+            postit,
+            vault_name: self.gate.vault().name(),
+            user_profile: profile,
+            today: self.now.date(),
+            max_tool_calls: self.crew.config.max_tool_calls,
+        };
+        let result =
+            crate::model::runner::run_agent(&backend, &model, &run, &mut self.gate, folders);
+        out.tokens_in = result.tokens_in;
+        out.tokens_out = result.tokens_out;
+        match result.error {
+            None => Ok(agents::NativeOutput {
+                text: result.text,
+                postit: result.postit,
+                attention: false,
+            }),
+            Some(e) if !result.text.trim().is_empty() => {
+                // partial results are still the user's: show them with the reason
+                out.output = result.text;
+                Err(e)
+            }
+            Some(e) => Err(e),
+        }
+    }
+}
+
 impl Executor for CrewExecutor<'_> {
     fn run(&mut self, step: &Step) -> StepOutput {
         match &step.suggested_by {
@@ -107,10 +158,7 @@ impl Executor for CrewExecutor<'_> {
             (Some(m), _) => {
                 out.executor = "model".into();
                 out.model = Some(m.clone());
-                Err(format!(
-                    "{} is set to run on model `{m}`, but this build of crew has no model runtime yet; remove the model mapping from .crew/config.yaml to use the native agent",
-                    step.name
-                ))
+                self.run_model(step, m, previous.clone(), &mut out)
             }
             (None, Some(native)) => {
                 let mut ctx = Ctx {
@@ -146,7 +194,8 @@ impl Executor for CrewExecutor<'_> {
             }
             Err(e) => {
                 self.attention = true;
-                out.output = format!("**{} failed:** {e}\n", step.name);
+                let partial = std::mem::take(&mut out.output);
+                out.output = format!("{partial}**{} failed:** {e}\n", step.name);
                 out.error = Some(e);
             }
         }
@@ -169,9 +218,33 @@ impl Executor for CrewExecutor<'_> {
     }
 }
 
-/// Routes `message` without side effects.
+/// A classifier that could not be set up: every question to it fails, so routing falls back.
+struct Unavailable(String);
+
+impl crate::dispatch::Classifier for Unavailable {
+    fn classify(&self, _: &str) -> Result<String, String> {
+        Err(self.0.clone())
+    }
+}
+
+/// Routes `message` without touching the vault. A configured classifier model is asked only
+/// when no rule or trigger decides.
 pub fn route(crew: &Crew, message: &str, history: &[String]) -> Route {
-    Router::new(crew).route(crew, message, history, None)
+    let router = Router::new(crew);
+    match &crew.config.classifier {
+        None => router.route(crew, message, history, None),
+        Some(id) => match crate::model::HttpBackend::for_model(id, &crew.config) {
+            Ok((backend, model)) => {
+                let c = crate::model::runner::ModelClassifier {
+                    backend: Box::new(backend),
+                    model,
+                    crew,
+                };
+                router.route(crew, message, history, Some(&c))
+            }
+            Err(e) => router.route(crew, message, history, Some(&Unavailable(e.to_string()))),
+        },
+    }
 }
 
 /// Runs one request against the vault at `vault_path`.

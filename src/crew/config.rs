@@ -71,6 +71,19 @@ impl Folders {
     }
 }
 
+/// Where one provider lives, when not at its public default.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ProviderConfig {
+    /// Base URL (the `OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`, `GEMINI_BASE_URL` or `OLLAMA_HOST`
+    /// environment variable wins over it).
+    pub base_url: Option<String>,
+    /// The environment variable holding the key, when not the usual one.
+    pub api_key_env: Option<String>,
+    /// `bearer`: send the key as `Authorization: Bearer` (Gemini behind a Vertex-style gateway).
+    pub auth: Option<String>,
+}
+
 /// The whole config file. Every key is optional.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -87,6 +100,12 @@ pub struct CrewConfig {
     pub folders: Folders,
     /// Minimum confidence (0–100) for the sorter to file a note.
     pub triage_confidence: u32,
+    /// Per-provider endpoints: `openai`, `anthropic`, `gemini`, `ollama`.
+    pub providers: BTreeMap<String, ProviderConfig>,
+    /// Seconds one model call may take.
+    pub model_timeout_secs: u64,
+    /// Tool calls one model agent may make in one run.
+    pub max_tool_calls: usize,
 }
 
 impl Default for CrewConfig {
@@ -99,6 +118,9 @@ impl Default for CrewConfig {
             max_depth: 3,
             folders: Folders::default(),
             triage_confidence: 60,
+            providers: BTreeMap::new(),
+            model_timeout_secs: 120,
+            max_tool_calls: 20,
         }
     }
 }
@@ -120,6 +142,40 @@ impl CrewConfig {
                         &format!("max_depth must be 1 to {MAX_DEPTH}; using {MAX_DEPTH}"),
                     ));
                     c.max_depth = MAX_DEPTH;
+                }
+                for name in c.providers.keys() {
+                    if !["openai", "anthropic", "gemini", "ollama"].contains(&name.as_str()) {
+                        diags.push(Diagnostic::error(
+                            file,
+                            line_of(text, name),
+                            &format!("unknown provider `{name}` in providers: use openai, anthropic, gemini or ollama"),
+                        ));
+                    }
+                }
+                for (tier, id) in &c.models {
+                    if !["low", "mid", "high"].contains(&tier.as_str()) {
+                        diags.push(Diagnostic::error(
+                            file,
+                            line_of(text, tier),
+                            &format!("models: `{tier}` is not a tier; use low, mid or high"),
+                        ));
+                    }
+                    if !super::definition::known_model_prefix(id) {
+                        diags.push(Diagnostic::error(
+                            file,
+                            line_of(text, id),
+                            &format!("models.{tier}: unknown model `{id}`; use an id starting with claude-, gpt-, gemini-, ollama/ or openai/"),
+                        ));
+                    }
+                }
+                if let Some(id) = &c.classifier
+                    && !super::definition::known_model_prefix(id)
+                {
+                    diags.push(Diagnostic::error(
+                        file,
+                        line_of(text, "classifier"),
+                        &format!("classifier: unknown model `{id}`"),
+                    ));
                 }
                 for o in &c.route_overrides {
                     if let Err(e) = regex::Regex::new(&o.pattern) {
