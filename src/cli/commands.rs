@@ -521,3 +521,55 @@ pub fn doctor(g: &Global) -> anyhow::Result<u8> {
     }
     Ok(if problems == 0 { 0 } else { 1 })
 }
+
+pub fn undo(g: &Global, run: Option<String>, dry_run: bool) -> anyhow::Result<u8> {
+    use crew::state::undo;
+    let vault = g.vault_path();
+    if !vault.is_dir() {
+        bail!(
+            "vault folder {} does not exist: pass --vault PATH or set CREW_VAULT",
+            vault.display()
+        );
+    }
+    let state_dir = crew::state::state_dir(&vault);
+    let _lock = if dry_run {
+        None
+    } else {
+        Some(crew::state::lock::VaultLock::acquire(
+            &state_dir,
+            "undo",
+            std::time::Duration::from_secs(10),
+        )?)
+    };
+    let run = match run {
+        Some(r) => r,
+        None => undo::last_undoable(&state_dir)?,
+    };
+    let actions = undo::plan(&vault, &state_dir, &run)?;
+    if !dry_run {
+        undo::apply(&vault, &state_dir, &run, &actions)?;
+    }
+    if g.json {
+        out_json(&json!({"run": run, "dry_run": dry_run, "actions": actions}))?;
+    } else {
+        let mut s = format!(
+            "{} run {run}: {} step(s)\n",
+            if dry_run { "Would undo" } else { "Undid" },
+            actions.len()
+        );
+        for a in &actions {
+            let line = match a {
+                undo::Action::Restore { path, .. } => format!("  restore {path}"),
+                undo::Action::Move { from, to } => format!("  move {from} → {to}"),
+                undo::Action::Remove { path } => {
+                    format!("  set aside {path} (it did not exist before)")
+                }
+                undo::Action::Rmdir { path } => format!("  remove empty folder {path}/"),
+            };
+            s.push_str(&line);
+            s.push('\n');
+        }
+        out(&s)?;
+    }
+    Ok(0)
+}

@@ -135,6 +135,14 @@ pub enum Command {
         #[arg(long, default_value_t = 10)]
         last: usize,
     },
+    /// Undo a run (default: the last one): the vault becomes byte-identical to before it.
+    Undo {
+        /// The run id (`crew log` lists them).
+        run: Option<String>,
+        /// Show what would be undone; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Configuration, crew validity, model providers and keys, vault layout.
     Doctor,
 }
@@ -244,6 +252,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             dry_run,
         } => commands::maintain(&g, fix, report, dry_run),
         Command::Log { last } => commands::log(&g, last),
+        Command::Undo { run, dry_run } => commands::undo(&g, run, dry_run),
         Command::Doctor => commands::doctor(&g),
     }
 }
@@ -255,22 +264,20 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
+/// Exit code 1 for failures after the request ran (a write that failed, a busy lock, an undo
+/// that conflicts); 2 for everything that is bad usage or bad input.
 pub fn exit_code_of(e: &anyhow::Error) -> u8 {
-    if e.chain().any(|c| c.downcast_ref::<Failed>().is_some()) {
-        return 1;
-    }
-    if e.chain().any(|c| {
-        c.downcast_ref::<crew::vault::gate::GateError>()
-            .is_some_and(|g| matches!(g, crew::vault::gate::GateError::Io { .. }))
-    }) {
-        return 1;
-    }
-    if e.chain()
-        .any(|c| c.downcast_ref::<crew::state::lock::LockError>().is_some())
-    {
-        return 1;
-    }
-    2
+    use crew::state::undo::UndoError;
+    use crew::vault::gate::GateError;
+    let ran_and_failed = e.chain().any(|c| {
+        c.downcast_ref::<Failed>().is_some()
+            || c.downcast_ref::<crew::state::lock::LockError>().is_some()
+            || c.downcast_ref::<GateError>()
+                .is_some_and(|g| matches!(g, GateError::Io { .. }))
+            || c.downcast_ref::<UndoError>()
+                .is_some_and(|u| matches!(u, UndoError::Conflict { .. } | UndoError::Io { .. }))
+    });
+    if ran_and_failed { 1 } else { 2 }
 }
 
 /// Writes to stdout; a closed pipe surfaces as an error that ends the program quietly.

@@ -7,6 +7,7 @@
 pub mod lock;
 pub mod postit;
 pub mod runlog;
+pub mod undo;
 
 use std::path::{Path, PathBuf};
 

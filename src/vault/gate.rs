@@ -474,30 +474,38 @@ impl Gate {
             .unwrap_or_else(|| path.to_string())
     }
 
+    /// Creates the folders above `path` that are missing, journaling each level so an undo
+    /// removes exactly the folders this run made.
     fn ensure_parent(&mut self, path: &str) -> Result<(), GateError> {
         let Some((dir, _)) = path.rsplit_once('/') else {
             return Ok(());
         };
-        if self.vault.root.join(dir).is_dir() || self.overlay.contains_key(&format!("{dir}/")) {
-            return Ok(());
-        }
-        self.journal.record(
-            Operation {
-                seq: 0,
-                op: OpKind::Mkdir,
-                path: dir.to_string(),
-                to: None,
-                backup: None,
-                after_hash: None,
-                note: None,
-            },
-            None,
-        )?;
-        if self.dry_run {
-            self.overlay.insert(format!("{dir}/"), Some(Vec::new()));
-        } else {
-            std::fs::create_dir_all(self.vault.root.join(dir))
-                .map_err(|e| GateError::io(dir, e))?;
+        let parts: Vec<&str> = dir.split('/').collect();
+        for depth in 1..=parts.len() {
+            let level = parts[..depth].join("/");
+            if self.vault.root.join(&level).is_dir()
+                || self.overlay.contains_key(&format!("{level}/"))
+            {
+                continue;
+            }
+            self.journal.record(
+                Operation {
+                    seq: 0,
+                    op: OpKind::Mkdir,
+                    path: level.clone(),
+                    to: None,
+                    backup: None,
+                    after_hash: None,
+                    note: None,
+                },
+                None,
+            )?;
+            if self.dry_run {
+                self.overlay.insert(format!("{level}/"), Some(Vec::new()));
+            } else {
+                std::fs::create_dir(self.vault.root.join(&level))
+                    .map_err(|e| GateError::io(&level, e))?;
+            }
         }
         Ok(())
     }

@@ -1,0 +1,219 @@
+//! Undoing a run from its journal: the vault becomes byte-identical to before the run, or
+//! nothing changes and the reason is given.
+//!
+//! The whole undo is first simulated in memory, newest operation first, checking each one's
+//! recorded fingerprint against the file as it would be at that point; only a plan that checks
+//! out completely is applied. Files the run created are set aside in `.crew/undone/<run>/`, not
+//! deleted.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::vault::gate::{OpKind, Operation, atomic_write, fingerprint};
+
+#[derive(Debug, thiserror::Error)]
+pub enum UndoError {
+    #[error("no run to undo: the journal in {0} holds no changes")]
+    Nothing(PathBuf),
+    #[error("run {0} has no journal (dry runs and read-only runs change nothing)")]
+    NoJournal(String),
+    #[error("run {0} was already undone")]
+    AlreadyUndone(String),
+    #[error("cannot undo run {run}: {path} {why}; nothing was changed")]
+    Conflict {
+        run: String,
+        path: String,
+        why: String,
+    },
+    #[error("the journal of run {run} is damaged at line {line}: {detail}")]
+    Damaged {
+        run: String,
+        line: usize,
+        detail: String,
+    },
+    #[error("undo failed at {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// One step of an undo, in the order it is applied.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "action", rename_all = "lowercase")]
+pub enum Action {
+    /// Put these bytes back at `path` (from the journal's backup).
+    Restore { path: String, backup: String },
+    /// Move `from` back to `to`.
+    Move { from: String, to: String },
+    /// Set a file the run created aside (into `.crew/undone/<run>/`).
+    Remove { path: String },
+    /// Remove a folder the run created, when it is empty.
+    Rmdir { path: String },
+}
+
+pub fn journal_dir(state_dir: &Path, run: &str) -> PathBuf {
+    state_dir.join("journal").join(run)
+}
+
+/// Reads a run's journal.
+pub fn read_journal(state_dir: &Path, run: &str) -> Result<Vec<Operation>, UndoError> {
+    let path = journal_dir(state_dir, run).join("journal.jsonl");
+    let text = std::fs::read_to_string(&path).map_err(|_| UndoError::NoJournal(run.to_string()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|e| UndoError::Damaged {
+                run: run.to_string(),
+                line: i + 1,
+                detail: e.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// The newest run with changes that was not undone yet.
+pub fn last_undoable(state_dir: &Path) -> Result<String, UndoError> {
+    let dir = state_dir.join("journal");
+    let mut runs: Vec<String> = std::fs::read_dir(&dir)
+        .map_err(|_| UndoError::Nothing(dir.clone()))?
+        .flatten()
+        .filter(|e| e.path().join("journal.jsonl").is_file() && !e.path().join("undone").exists())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    runs.sort();
+    runs.pop().ok_or(UndoError::Nothing(dir))
+}
+
+/// Plans the undo of a run against the vault as it is now.
+pub fn plan(vault: &Path, state_dir: &Path, run: &str) -> Result<Vec<Action>, UndoError> {
+    let jdir = journal_dir(state_dir, run);
+    if jdir.join("undone").exists() {
+        return Err(UndoError::AlreadyUndone(run.to_string()));
+    }
+    let ops = read_journal(state_dir, run)?;
+    if ops.is_empty() {
+        return Err(UndoError::Nothing(jdir));
+    }
+    // the vault as the simulation sees it: path → bytes (None: absent)
+    let mut sim: HashMap<String, Option<Vec<u8>>> = HashMap::new();
+    let current = |sim: &mut HashMap<String, Option<Vec<u8>>>, p: &str| -> Option<Vec<u8>> {
+        sim.entry(p.to_string())
+            .or_insert_with(|| std::fs::read(vault.join(p)).ok())
+            .clone()
+    };
+    let conflict = |path: &str, why: &str| UndoError::Conflict {
+        run: run.to_string(),
+        path: path.to_string(),
+        why: why.to_string(),
+    };
+    let mut actions = Vec::new();
+    for op in ops.iter().rev() {
+        match op.op {
+            OpKind::Create | OpKind::Write | OpKind::Edit => {
+                let now = current(&mut sim, &op.path)
+                    .ok_or_else(|| conflict(&op.path, "no longer exists"))?;
+                if let Some(want) = &op.after_hash
+                    && &fingerprint(&now) != want
+                {
+                    return Err(conflict(&op.path, "has been changed since this run"));
+                }
+                match (&op.op, &op.backup) {
+                    (OpKind::Create, _) | (_, None) => {
+                        actions.push(Action::Remove {
+                            path: op.path.clone(),
+                        });
+                        sim.insert(op.path.clone(), None);
+                    }
+                    (_, Some(backup)) => {
+                        let bytes = std::fs::read(jdir.join(backup))
+                            .map_err(|_| conflict(&op.path, "has no backup in the journal"))?;
+                        actions.push(Action::Restore {
+                            path: op.path.clone(),
+                            backup: backup.clone(),
+                        });
+                        sim.insert(op.path.clone(), Some(bytes));
+                    }
+                }
+            }
+            OpKind::Move => {
+                let to = op
+                    .to
+                    .clone()
+                    .ok_or_else(|| conflict(&op.path, "is a move without a destination"))?;
+                let moved =
+                    current(&mut sim, &to).ok_or_else(|| conflict(&to, "no longer exists"))?;
+                if current(&mut sim, &op.path).is_some() {
+                    return Err(conflict(
+                        &op.path,
+                        "exists again, so the note cannot move back",
+                    ));
+                }
+                actions.push(Action::Move {
+                    from: to.clone(),
+                    to: op.path.clone(),
+                });
+                sim.insert(to, None);
+                sim.insert(op.path.clone(), Some(moved));
+            }
+            OpKind::Mkdir => actions.push(Action::Rmdir {
+                path: op.path.clone(),
+            }),
+        }
+    }
+    Ok(actions)
+}
+
+/// Applies a planned undo and marks the run as undone.
+pub fn apply(
+    vault: &Path,
+    state_dir: &Path,
+    run: &str,
+    actions: &[Action],
+) -> Result<(), UndoError> {
+    let jdir = journal_dir(state_dir, run);
+    let io = |path: &str| {
+        let path = path.to_string();
+        move |source| UndoError::Io { path, source }
+    };
+    for a in actions {
+        match a {
+            Action::Restore { path, backup } => {
+                let bytes = std::fs::read(jdir.join(backup)).map_err(io(path))?;
+                atomic_write(&vault.join(path), &bytes, false).map_err(io(path))?;
+            }
+            Action::Move { from, to } => {
+                let dest = vault.join(to);
+                if let Some(dir) = dest.parent() {
+                    std::fs::create_dir_all(dir).map_err(io(to))?;
+                }
+                if dest.exists() {
+                    return Err(UndoError::Conflict {
+                        run: run.into(),
+                        path: to.clone(),
+                        why: "appeared during the undo".into(),
+                    });
+                }
+                std::fs::rename(vault.join(from), &dest).map_err(io(from))?;
+            }
+            Action::Remove { path } => {
+                let aside = state_dir.join("undone").join(run).join(path);
+                if let Some(dir) = aside.parent() {
+                    std::fs::create_dir_all(dir).map_err(io(path))?;
+                }
+                std::fs::rename(vault.join(path), &aside).map_err(io(path))?;
+            }
+            Action::Rmdir { path } => {
+                // only an empty folder goes; anything the user put there keeps it
+                let _ = std::fs::remove_dir(vault.join(path));
+            }
+        }
+    }
+    std::fs::write(jdir.join("undone"), chrono::Utc::now().to_rfc3339())
+        .map_err(io("undone marker"))?;
+    Ok(())
+}
