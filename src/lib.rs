@@ -9,6 +9,8 @@ pub mod crew;
 pub mod dispatch;
 pub mod model;
 pub mod run;
+pub mod schedule;
 pub mod setup;
 pub mod state;
 pub mod vault;
+pub mod watch;

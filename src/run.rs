@@ -32,6 +32,8 @@ pub struct Options {
     pub lock_wait: Option<Duration>,
     /// What the lock file says is running.
     pub command: String,
+    /// Vault paths the agents must not touch in this run (notes still being written).
+    pub hold: Vec<String>,
 }
 
 /// Errors that stop a request before any agent runs.
@@ -169,6 +171,7 @@ impl Executor for CrewExecutor<'_> {
                     postit: previous.clone(),
                     now: self.now,
                     apply: self.opts.apply,
+                    hold: &self.opts.hold,
                 };
                 native(&mut ctx).map_err(|e| e.to_string())
             }
@@ -216,6 +219,15 @@ impl Executor for CrewExecutor<'_> {
         }
         out
     }
+}
+
+/// How long a writing command waits for another writer: `$CREW_LOCK_WAIT_SECS`, else 10 s.
+pub fn default_lock_wait() -> Duration {
+    std::env::var("CREW_LOCK_WAIT_SECS")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|s| (0.0..=86_400.0).contains(s))
+        .map_or(Duration::from_secs(10), Duration::from_secs_f64)
 }
 
 /// A classifier that could not be set up: every question to it fails, so routing falls back.
@@ -291,7 +303,7 @@ pub fn ask(
         Some(VaultLock::acquire(
             &state_dir,
             what,
-            opts.lock_wait.unwrap_or(Duration::from_secs(10)),
+            opts.lock_wait.unwrap_or_else(default_lock_wait),
         )?)
     };
     let journal = if opts.dry_run {

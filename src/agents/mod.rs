@@ -30,6 +30,8 @@ pub struct Ctx<'a> {
     pub now: NaiveDateTime,
     /// `--fix` / "apply": allow the agent's safe changes beyond its default ones.
     pub apply: bool,
+    /// Vault paths not to touch in this run (notes still being written).
+    pub hold: &'a [String],
 }
 
 impl Ctx<'_> {

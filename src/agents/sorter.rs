@@ -398,6 +398,7 @@ fn inbox_notes(ctx: &Ctx) -> Vec<usize> {
     let inbox = ctx.config.folders.inbox.clone();
     let vault = ctx.gate.vault();
     let mut idx: Vec<usize> = common::notes_in(&vault.notes, &inbox)
+        .filter(|(_, n)| !ctx.hold.iter().any(|h| h.eq_ignore_ascii_case(&n.path)))
         .map(|(i, _)| i)
         .collect();
     // oldest first

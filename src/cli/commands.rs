@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 use serde_json::json;
 
-use super::{Failed, Global, StateAction, VaultAction, out, out_json, render};
+use super::{Failed, Global, ScheduleAction, StateAction, VaultAction, out, out_json, render};
 use crew::crew::{Crew, ModelSpec};
 use crew::run::{self, Options};
 use crew::vault::Vault;
@@ -227,7 +227,7 @@ pub fn state(g: &Global, action: StateAction) -> anyhow::Result<u8> {
             let _lock = crew::state::lock::VaultLock::acquire(
                 &state_dir,
                 "state clear",
-                std::time::Duration::from_secs(10),
+                crew::run::default_lock_wait(),
             )?;
             let run_id = crew::state::new_run_id();
             let journal = crew::vault::gate::Journal::at(state_dir.join("journal").join(&run_id));
@@ -538,7 +538,7 @@ pub fn undo(g: &Global, run: Option<String>, dry_run: bool) -> anyhow::Result<u8
         Some(crew::state::lock::VaultLock::acquire(
             &state_dir,
             "undo",
-            std::time::Duration::from_secs(10),
+            crew::run::default_lock_wait(),
         )?)
     };
     let run = match run {
@@ -570,6 +570,125 @@ pub fn undo(g: &Global, run: Option<String>, dry_run: bool) -> anyhow::Result<u8
             s.push('\n');
         }
         out(&s)?;
+    }
+    Ok(0)
+}
+
+pub fn watch(g: &Global, poll: bool, once: bool, settle: f64) -> anyhow::Result<u8> {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    if !(0.0..=3600.0).contains(&settle) {
+        bail!("--settle takes seconds from 0 to 3600");
+    }
+    let crew = load_crew(g)?;
+    let vault = g.vault_path();
+    if !vault.is_dir() {
+        bail!(
+            "vault folder {} does not exist: pass --vault PATH or set CREW_VAULT",
+            vault.display()
+        );
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    // Ctrl-C and SIGTERM only raise the flag: the run in progress finishes first
+    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))?;
+    let opts = crew::watch::WatchOptions {
+        poll,
+        once,
+        settle: std::time::Duration::from_secs_f64(settle),
+        ..Default::default()
+    };
+    let json = g.json;
+    let mut report = |line: &str| {
+        if json {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+    };
+    let summary = crew::watch::watch(&vault, &crew, &opts, stop, &mut report)?;
+    if g.json {
+        out_json(&summary)?;
+    } else {
+        report(&format!(
+            "stopped: {} run(s), {} filed, {} error(s)",
+            summary.runs, summary.filed, summary.errors
+        ));
+    }
+    Ok(if summary.errors > 0 { 1 } else { 0 })
+}
+
+pub fn schedule(g: &Global, action: ScheduleAction) -> anyhow::Result<u8> {
+    use crew::schedule::{self, Backend};
+    let vault = g.vault_path();
+    if !vault.is_dir() {
+        bail!(
+            "vault folder {} does not exist: pass --vault PATH or set CREW_VAULT",
+            vault.display()
+        );
+    }
+    let vault = vault.canonicalize()?;
+    match action {
+        ScheduleAction::Install {
+            at,
+            watch,
+            systemd,
+            cron,
+        } => {
+            let (hour, minute) = schedule::parse_time(&at)?;
+            let backend = if systemd {
+                Backend::Systemd
+            } else if cron {
+                Backend::Cron
+            } else {
+                schedule::detect()?
+            };
+            let plan = schedule::Plan {
+                crew_bin: std::env::current_exe()?,
+                vault: vault.clone(),
+                hour,
+                minute,
+                watch,
+            };
+            let written = schedule::install(backend, &plan)?;
+            if g.json {
+                out_json(&json!({"backend": backend, "installed": written}))?;
+            } else {
+                out(&format!(
+                    "Installed ({backend:?}):\n  {}\n`crew schedule remove` undoes it exactly.",
+                    written.join("\n  ")
+                ))?;
+            }
+        }
+        ScheduleAction::Show => {
+            let entries = schedule::show(&vault);
+            if g.json {
+                out_json(
+                    &entries
+                        .iter()
+                        .map(|(b, t)| json!({"backend": b, "entry": t}))
+                        .collect::<Vec<_>>(),
+                )?;
+            } else if entries.is_empty() {
+                out("Nothing is scheduled for this vault.")?;
+            } else {
+                out(&entries
+                    .iter()
+                    .map(|(b, t)| format!("[{b:?}]\n{t}"))
+                    .collect::<Vec<_>>()
+                    .join("\n"))?;
+            }
+        }
+        ScheduleAction::Remove => {
+            let removed = schedule::remove(&vault)?;
+            if g.json {
+                out_json(&json!({"removed": removed}))?;
+            } else if removed.is_empty() {
+                out("Nothing was scheduled for this vault.")?;
+            } else {
+                out(&format!("Removed:\n  {}", removed.join("\n  ")))?;
+            }
+        }
     }
     Ok(0)
 }

@@ -130,6 +130,23 @@ pub enum Command {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Watch the inbox and triage notes as they settle.
+    Watch {
+        /// Poll the folder instead of using native events (network shares, WSL mounts).
+        #[arg(long)]
+        poll: bool,
+        /// Triage what has settled, then exit.
+        #[arg(long)]
+        once: bool,
+        /// Seconds a note must stay unchanged before it is filed.
+        #[arg(long, default_value_t = 2.0)]
+        settle: f64,
+    },
+    /// Install, show or remove the scheduled maintenance (crontab or systemd user timer).
+    Schedule {
+        #[command(subcommand)]
+        action: ScheduleAction,
+    },
     /// Past runs.
     Log {
         #[arg(long, default_value_t = 10)]
@@ -176,6 +193,29 @@ pub enum AgentsAction {
     Enable { name: String },
     /// Retire a custom agent: its file is set aside, its registry row kept as disabled.
     Remove { name: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ScheduleAction {
+    /// Schedule `crew maintain --fix` nightly (and `crew watch` at login with --watch).
+    Install {
+        /// When, HH:MM local time.
+        #[arg(long, default_value = "03:30")]
+        at: String,
+        /// Also keep `crew watch` running.
+        #[arg(long)]
+        watch: bool,
+        /// Use a systemd user timer.
+        #[arg(long, conflicts_with = "cron")]
+        systemd: bool,
+        /// Use the user's crontab.
+        #[arg(long)]
+        cron: bool,
+    },
+    /// What is scheduled for this vault.
+    Show,
+    /// Remove exactly this vault's entries.
+    Remove,
 }
 
 #[derive(Debug, Subcommand)]
@@ -252,6 +292,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             dry_run,
         } => commands::maintain(&g, fix, report, dry_run),
         Command::Log { last } => commands::log(&g, last),
+        Command::Watch { poll, once, settle } => commands::watch(&g, poll, once, settle),
+        Command::Schedule { action } => commands::schedule(&g, action),
         Command::Undo { run, dry_run } => commands::undo(&g, run, dry_run),
         Command::Doctor => commands::doctor(&g),
     }
@@ -272,10 +314,22 @@ pub fn exit_code_of(e: &anyhow::Error) -> u8 {
     let ran_and_failed = e.chain().any(|c| {
         c.downcast_ref::<Failed>().is_some()
             || c.downcast_ref::<crew::state::lock::LockError>().is_some()
+            || c.downcast_ref::<crew::run::RunError>()
+                .is_some_and(|r| matches!(r, crew::run::RunError::Lock(_)))
             || c.downcast_ref::<GateError>()
                 .is_some_and(|g| matches!(g, GateError::Io { .. }))
             || c.downcast_ref::<UndoError>()
                 .is_some_and(|u| matches!(u, UndoError::Conflict { .. } | UndoError::Io { .. }))
+            || c.downcast_ref::<crew::schedule::ScheduleError>()
+                .is_some_and(|s| {
+                    matches!(
+                        s,
+                        crew::schedule::ScheduleError::Command { .. }
+                            | crew::schedule::ScheduleError::Io { .. }
+                    )
+                })
+            || c.downcast_ref::<crew::watch::WatchError>()
+                .is_some_and(|w| matches!(w, crew::watch::WatchError::Watcher { .. }))
     });
     if ran_and_failed { 1 } else { 2 }
 }

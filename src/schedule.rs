@@ -1,0 +1,414 @@
+//! `crew schedule`: install the nightly maintenance (and optionally the inbox watcher) in the
+//! user's crontab or as systemd user units, show them, and remove exactly them.
+//!
+//! Cron entries sit between marker lines naming the vault, so other lines of the crontab are
+//! never touched. Systemd units are named after a fingerprint of the vault's path, so several
+//! vaults can be scheduled side by side.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    Cron,
+    Systemd,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ScheduleError {
+    #[error("`{0}` is not a time: use HH:MM, e.g. 03:30")]
+    BadTime(String),
+    #[error("`{cmd}` failed: {detail}")]
+    Command { cmd: String, detail: String },
+    #[error("cannot write {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "neither systemd user services nor crontab are available here; install cron, or run `crew maintain` from your own scheduler"
+    )]
+    NoBackend,
+}
+
+/// What to schedule.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub crew_bin: PathBuf,
+    pub vault: PathBuf,
+    pub hour: u8,
+    pub minute: u8,
+    pub watch: bool,
+}
+
+pub fn parse_time(s: &str) -> Result<(u8, u8), ScheduleError> {
+    let bad = || ScheduleError::BadTime(s.to_string());
+    let (h, m) = s.split_once(':').ok_or_else(bad)?;
+    let h: u8 = h.parse().map_err(|_| bad())?;
+    let m: u8 = m.parse().map_err(|_| bad())?;
+    if h > 23 || m > 59 {
+        return Err(bad());
+    }
+    Ok((h, m))
+}
+
+fn quote(p: &Path) -> String {
+    format!("'{}'", p.display().to_string().replace('\'', "'\\''"))
+}
+
+fn vault_id(vault: &Path) -> String {
+    crate::vault::gate::fingerprint(vault.display().to_string().as_bytes())[..8].to_string()
+}
+
+fn begin_marker(vault: &Path) -> String {
+    format!("# crew:begin {}", vault.display())
+}
+
+fn end_marker(vault: &Path) -> String {
+    format!("# crew:end {}", vault.display())
+}
+
+/// The crontab lines for a plan, markers included.
+pub fn cron_block(plan: &Plan) -> String {
+    let bin = quote(&plan.crew_bin);
+    let vault = quote(&plan.vault);
+    let mut s = format!("{}\n", begin_marker(&plan.vault));
+    s.push_str(&format!(
+        "{} {} * * * {bin} --vault {vault} maintain --fix\n",
+        plan.minute, plan.hour
+    ));
+    if plan.watch {
+        let log = quote(&plan.vault.join(".crew").join("watch.log"));
+        s.push_str(&format!(
+            "@reboot {bin} --vault {vault} watch --poll >> {log} 2>&1\n"
+        ));
+    }
+    s.push_str(&format!("{}\n", end_marker(&plan.vault)));
+    s
+}
+
+/// Removes this vault's block from a crontab text, leaving every other line as it was.
+pub fn strip_block(crontab: &str, vault: &Path) -> String {
+    let begin = begin_marker(vault);
+    let end = end_marker(vault);
+    let mut out = String::new();
+    let mut inside = false;
+    for line in crontab.split_inclusive('\n') {
+        let t = line.trim_end_matches(['\n', '\r']);
+        if t == begin {
+            inside = true;
+            continue;
+        }
+        if inside {
+            if t == end {
+                inside = false;
+            }
+            continue;
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+/// This vault's block in a crontab text, if any.
+pub fn find_block(crontab: &str, vault: &Path) -> Option<String> {
+    let begin = begin_marker(vault);
+    let end = end_marker(vault);
+    let start = crontab.find(&begin)?;
+    let stop = crontab[start..].find(&end).map(|i| start + i + end.len())?;
+    Some(crontab[start..stop].to_string())
+}
+
+fn run(cmd: &mut Command, input: Option<&str>) -> Result<(bool, String), ScheduleError> {
+    let shown = format!("{cmd:?}");
+    if input.is_some() {
+        cmd.stdin(Stdio::piped());
+    }
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| ScheduleError::Command {
+            cmd: shown.clone(),
+            detail: e.to_string(),
+        })?;
+    if let (Some(text), Some(mut stdin)) = (input, child.stdin.take()) {
+        stdin
+            .write_all(text.as_bytes())
+            .map_err(|e| ScheduleError::Command {
+                cmd: shown.clone(),
+                detail: e.to_string(),
+            })?;
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| ScheduleError::Command {
+            cmd: shown,
+            detail: e.to_string(),
+        })?;
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() {
+        text = String::from_utf8_lossy(&out.stderr).into_owned();
+    }
+    Ok((out.status.success(), text))
+}
+
+fn read_crontab() -> Result<String, ScheduleError> {
+    let (ok, text) = run(Command::new("crontab").arg("-l"), None)?;
+    // `crontab -l` fails when the user has no crontab yet: that is an empty one
+    Ok(if ok { text } else { String::new() })
+}
+
+fn write_crontab(text: &str) -> Result<(), ScheduleError> {
+    let (ok, err) = run(Command::new("crontab").arg("-"), Some(text))?;
+    if ok {
+        Ok(())
+    } else {
+        Err(ScheduleError::Command {
+            cmd: "crontab -".into(),
+            detail: err,
+        })
+    }
+}
+
+/// Where systemd user units live (`$CREW_SYSTEMD_DIR` overrides, for tests and odd setups).
+pub fn systemd_dir() -> PathBuf {
+    if let Ok(d) = std::env::var("CREW_SYSTEMD_DIR") {
+        return PathBuf::from(d);
+    }
+    let config = std::env::var("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| ".".into())).join(".config")
+        });
+    config.join("systemd").join("user")
+}
+
+/// The unit files for a plan: (file name, contents).
+pub fn systemd_units(plan: &Plan) -> Vec<(String, String)> {
+    let id = vault_id(&plan.vault);
+    let bin = plan.crew_bin.display();
+    let vault = plan.vault.display();
+    let mut units = vec![
+        (
+            format!("crew-maintain-{id}.service"),
+            format!(
+                "[Unit]\nDescription=crew maintenance of {vault}\n\n[Service]\nType=oneshot\nExecStart=\"{bin}\" --vault \"{vault}\" maintain --fix\n"
+            ),
+        ),
+        (
+            format!("crew-maintain-{id}.timer"),
+            format!(
+                "[Unit]\nDescription=Nightly crew maintenance of {vault}\n\n[Timer]\nOnCalendar=*-*-* {:02}:{:02}:00\nPersistent=true\n\n[Install]\nWantedBy=timers.target\n",
+                plan.hour, plan.minute
+            ),
+        ),
+    ];
+    if plan.watch {
+        units.push((
+            format!("crew-watch-{id}.service"),
+            format!("[Unit]\nDescription=crew watching the inbox of {vault}\n\n[Service]\nExecStart=\"{bin}\" --vault \"{vault}\" watch\nRestart=on-failure\nRestartSec=10\n\n[Install]\nWantedBy=default.target\n"),
+        ));
+    }
+    units
+}
+
+fn systemctl(args: &[&str]) -> Result<(), ScheduleError> {
+    let (ok, err) = run(Command::new("systemctl").arg("--user").args(args), None)?;
+    if ok {
+        Ok(())
+    } else {
+        Err(ScheduleError::Command {
+            cmd: format!("systemctl --user {}", args.join(" ")),
+            detail: err,
+        })
+    }
+}
+
+/// Which backend this machine has: systemd user services when `systemctl --user` answers,
+/// else cron when `crontab` exists.
+pub fn detect() -> Result<Backend, ScheduleError> {
+    if run(
+        Command::new("systemctl").args(["--user", "show-environment"]),
+        None,
+    )
+    .is_ok_and(|(ok, _)| ok)
+    {
+        return Ok(Backend::Systemd);
+    }
+    if run(Command::new("crontab").arg("-l"), None).is_ok() {
+        return Ok(Backend::Cron);
+    }
+    Err(ScheduleError::NoBackend)
+}
+
+/// Installs the plan (replacing this vault's previous entries). Returns what was written.
+pub fn install(backend: Backend, plan: &Plan) -> Result<Vec<String>, ScheduleError> {
+    match backend {
+        Backend::Cron => {
+            let current = read_crontab()?;
+            let mut text = strip_block(&current, &plan.vault);
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            let block = cron_block(plan);
+            text.push_str(&block);
+            write_crontab(&text)?;
+            Ok(block.lines().map(str::to_string).collect())
+        }
+        Backend::Systemd => {
+            let dir = systemd_dir();
+            std::fs::create_dir_all(&dir).map_err(|source| ScheduleError::Io {
+                path: dir.clone(),
+                source,
+            })?;
+            remove_units(&dir, &plan.vault)?;
+            let mut written = Vec::new();
+            for (name, text) in systemd_units(plan) {
+                let path = dir.join(&name);
+                crate::vault::gate::atomic_write(&path, text.as_bytes(), false).map_err(
+                    |source| ScheduleError::Io {
+                        path: path.clone(),
+                        source,
+                    },
+                )?;
+                written.push(path.display().to_string());
+            }
+            let id = vault_id(&plan.vault);
+            systemctl(&["daemon-reload"])?;
+            systemctl(&["enable", "--now", &format!("crew-maintain-{id}.timer")])?;
+            if plan.watch {
+                systemctl(&["enable", "--now", &format!("crew-watch-{id}.service")])?;
+            }
+            Ok(written)
+        }
+    }
+}
+
+fn our_units(dir: &Path, vault: &Path) -> Vec<PathBuf> {
+    let id = vault_id(vault);
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    let n = p
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    n.starts_with("crew-") && n.contains(&format!("-{id}."))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+fn remove_units(dir: &Path, vault: &Path) -> Result<Vec<String>, ScheduleError> {
+    let mut removed = Vec::new();
+    for p in our_units(dir, vault) {
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if name.ends_with(".timer") || name.starts_with("crew-watch-") {
+            let _ = systemctl(&["disable", "--now", &name]);
+        }
+        std::fs::remove_file(&p).map_err(|source| ScheduleError::Io {
+            path: p.clone(),
+            source,
+        })?;
+        removed.push(p.display().to_string());
+    }
+    Ok(removed)
+}
+
+/// This vault's scheduled entries, per backend.
+pub fn show(vault: &Path) -> Vec<(Backend, String)> {
+    let mut out = Vec::new();
+    if let Ok(text) = read_crontab()
+        && let Some(block) = find_block(&text, vault)
+    {
+        out.push((Backend::Cron, block));
+    }
+    for p in our_units(&systemd_dir(), vault) {
+        let text = std::fs::read_to_string(&p).unwrap_or_default();
+        out.push((Backend::Systemd, format!("{}:\n{text}", p.display())));
+    }
+    out
+}
+
+/// Removes this vault's entries from both backends; other entries are left as they were.
+pub fn remove(vault: &Path) -> Result<Vec<String>, ScheduleError> {
+    let mut removed = Vec::new();
+    if let Ok(text) = read_crontab()
+        && let Some(block) = find_block(&text, vault)
+    {
+        write_crontab(&strip_block(&text, vault))?;
+        removed.extend(block.lines().map(|l| format!("crontab: {l}")));
+    }
+    let dir = systemd_dir();
+    let units = remove_units(&dir, vault)?;
+    if !units.is_empty() {
+        let _ = systemctl(&["daemon-reload"]);
+    }
+    removed.extend(units);
+    Ok(removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan() -> Plan {
+        Plan {
+            crew_bin: "/usr/bin/crew".into(),
+            vault: "/home/a/My Vault".into(),
+            hour: 3,
+            minute: 30,
+            watch: true,
+        }
+    }
+
+    #[test]
+    fn cron_blocks_replace_only_themselves() {
+        let block = cron_block(&plan());
+        assert!(
+            block.contains("30 3 * * * '/usr/bin/crew' --vault '/home/a/My Vault' maintain --fix")
+        );
+        assert!(block.contains("@reboot"));
+        let crontab = format!("MAILTO=me\n0 1 * * * backup\n{block}15 2 * * * other\n");
+        let stripped = strip_block(&crontab, Path::new("/home/a/My Vault"));
+        assert_eq!(stripped, "MAILTO=me\n0 1 * * * backup\n15 2 * * * other\n");
+        assert_eq!(
+            find_block(&crontab, Path::new("/home/a/My Vault")).map(|b| b.lines().count()),
+            Some(4)
+        );
+        assert_eq!(strip_block(&crontab, Path::new("/other")), crontab);
+    }
+
+    #[test]
+    fn times() {
+        assert_eq!(parse_time("03:30").ok(), Some((3, 30)));
+        assert!(parse_time("24:00").is_err());
+        assert!(parse_time("3").is_err());
+    }
+
+    #[test]
+    fn units_name_the_vault() {
+        let units = systemd_units(&plan());
+        assert_eq!(units.len(), 3);
+        assert!(units[1].1.contains("OnCalendar=*-*-* 03:30:00"));
+        assert!(
+            units[0].1.contains(
+                "ExecStart=\"/usr/bin/crew\" --vault \"/home/a/My Vault\" maintain --fix"
+            )
+        );
+    }
+}
