@@ -310,10 +310,16 @@ fn update_moc(ctx: &mut Ctx, folder: &str, note_path: &str) -> Result<Option<Str
     }
     let topic = last_segment(folder);
     let list: String = members.iter().map(|m| format!("- [[{m}]]\n")).collect();
+    // link the master index only when there is one: crew never creates a dangling link
+    let index = format!("{}/Index", ctx.config.folders.moc);
+    let related = if ctx.gate.exists(&format!("{index}.md")) {
+        format!("\n## Related MOCs\n- [[{index}|Master Index]]\n")
+    } else {
+        String::new()
+    };
     let body = format!(
-        "---\ntype: moc\ntags: [moc, topic]\nupdated: {}\n---\n# {topic} — Map of Content\n\n## Overview\nNotes filed in `{folder}/`.\n\n## Notes\n{list}\n## Related MOCs\n- [[{}/Index|Master Index]]\n",
+        "---\ntype: moc\ntags: [moc, topic]\nupdated: {}\n---\n# {topic} — Map of Content\n\n## Overview\nNotes filed in `{folder}/`.\n\n## Notes\n{list}{related}",
         ctx.today(),
-        ctx.config.folders.moc
     );
     let path = ctx.gate.create(&moc, body.as_bytes())?;
     Ok(Some(path))
@@ -473,18 +479,37 @@ fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateError> {
             format!("{title}.md")
         };
         let wanted = format!("{dest_folder}/{file_name}");
-        let outcome = ctx.gate.move_file(&note.path, &wanted)?;
-        if outcome.to != wanted {
-            renamed_to_free.push(format!("{wanted} existed; filed as {}", outcome.to));
+        if note.invalid_utf8 {
+            left.push((
+                title,
+                "the file is not valid UTF-8; crew does not change it".into(),
+            ));
+            continue;
         }
-        ctx.gate.set_frontmatter(
-            &outcome.to,
+        if let Err(e) = ctx.gate.check(&wanted) {
+            left.push((title, format!("crew could not file it: {e}")));
+            continue;
+        }
+        // status first, in the inbox: a run killed between the two steps leaves a note that
+        // a re-run files again, never a filed note still marked `inbox`
+        let marked = ctx.gate.set_frontmatter(
+            &note.path,
             &[
                 ("status", Some("filed".into())),
                 ("filed-date", Some(today.clone())),
                 ("location", Some(yaml_scalar(&dest_folder))),
             ],
-        )?;
+        );
+        let outcome = match marked.and_then(|_| ctx.gate.move_file(&note.path, &wanted)) {
+            Ok(o) => o,
+            Err(e) => {
+                left.push((title, format!("crew could not file it: {e}")));
+                continue;
+            }
+        };
+        if outcome.to != wanted {
+            renamed_to_free.push(format!("{wanted} existed; filed as {}", outcome.to));
+        }
         // evidence goes in a code span so the log never creates links of its own
         common::log_change(
             ctx,

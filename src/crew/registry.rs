@@ -186,7 +186,13 @@ pub fn parse(file: &str, text: &str, diags: &mut Vec<Diagnostic>) -> Registry {
                 .and_then(|i| row.get(i))
         };
         match table {
-            Table::None => {}
+            Table::None => {
+                diags.push(Diagnostic::error(
+                    file,
+                    line_no,
+                    "a table row outside a table: only rows under the `| Name | Role | … |` or `| Skill | … |` header count; move it there or remove it",
+                ));
+            }
             Table::Agents => {
                 if row.len() != columns.len() {
                     diags.push(Diagnostic::error(

@@ -115,26 +115,44 @@ pub fn plan(vault: &Path, state_dir: &Path, run: &str) -> Result<Vec<Action>, Un
     for op in ops.iter().rev() {
         match op.op {
             OpKind::Create | OpKind::Write | OpKind::Edit => {
-                let now = current(&mut sim, &op.path)
-                    .ok_or_else(|| conflict(&op.path, "no longer exists"))?;
-                if let Some(want) = &op.after_hash
-                    && &fingerprint(&now) != want
+                let now = current(&mut sim, &op.path);
+                let backup = match &op.backup {
+                    Some(b) => Some(
+                        std::fs::read(jdir.join(b))
+                            .map_err(|_| conflict(&op.path, "has no backup in the journal"))?,
+                    ),
+                    None => None,
+                };
+                // a run killed right after journaling an operation never applied it
+                let never_applied = match (&op.op, &now, &backup) {
+                    (OpKind::Create, None, _) => true,
+                    (_, Some(n), Some(b)) => {
+                        n == b && op.after_hash.as_deref() != Some(fingerprint(n).as_str())
+                    }
+                    _ => false,
+                };
+                if never_applied {
+                    continue;
+                }
+                let now = now.ok_or_else(|| conflict(&op.path, "no longer exists"))?;
+                if op
+                    .after_hash
+                    .as_ref()
+                    .is_some_and(|want| &fingerprint(&now) != want)
                 {
                     return Err(conflict(&op.path, "has been changed since this run"));
                 }
-                match (&op.op, &op.backup) {
+                match (&op.op, backup) {
                     (OpKind::Create, _) | (_, None) => {
                         actions.push(Action::Remove {
                             path: op.path.clone(),
                         });
                         sim.insert(op.path.clone(), None);
                     }
-                    (_, Some(backup)) => {
-                        let bytes = std::fs::read(jdir.join(backup))
-                            .map_err(|_| conflict(&op.path, "has no backup in the journal"))?;
+                    (_, Some(bytes)) => {
                         actions.push(Action::Restore {
                             path: op.path.clone(),
-                            backup: backup.clone(),
+                            backup: op.backup.clone().unwrap_or_default(),
                         });
                         sim.insert(op.path.clone(), Some(bytes));
                     }
@@ -145,9 +163,14 @@ pub fn plan(vault: &Path, state_dir: &Path, run: &str) -> Result<Vec<Action>, Un
                     .to
                     .clone()
                     .ok_or_else(|| conflict(&op.path, "is a move without a destination"))?;
-                let moved =
-                    current(&mut sim, &to).ok_or_else(|| conflict(&to, "no longer exists"))?;
-                if current(&mut sim, &op.path).is_some() {
+                let at_dest = current(&mut sim, &to);
+                let at_source = current(&mut sim, &op.path);
+                if at_dest.is_none() && at_source.is_some() {
+                    // journaled, never moved
+                    continue;
+                }
+                let moved = at_dest.ok_or_else(|| conflict(&to, "no longer exists"))?;
+                if at_source.is_some() {
                     return Err(conflict(
                         &op.path,
                         "exists again, so the note cannot move back",

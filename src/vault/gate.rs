@@ -440,6 +440,12 @@ impl Gate {
         self.ensure_parent(&format!("{dir}/x"))
     }
 
+    /// Whether the gate would accept a change at `path` (jail, policy, symlinks), without
+    /// changing anything.
+    pub fn check(&self, path: &str) -> Result<String, GateError> {
+        self.admit(path)
+    }
+
     /// Jail + policy + no symlink on the way.
     fn admit(&self, path: &str) -> Result<String, GateError> {
         let path = jail(path)?;
@@ -674,6 +680,24 @@ impl Gate {
         let to = self.admit(&to)?;
 
         let plan = plan_link_rewrites(&self.vault, &from, &to);
+        // Links are rewritten before the note moves: if crew is killed in between, the
+        // links already name the new place and a re-run of the move completes the job
+        // (moving first would leave links broken with nothing left to revisit them).
+        let mut rewritten = Vec::new();
+        for (note_path, reps) in plan {
+            let count = reps.len();
+            let at = if note_path == to {
+                from.clone()
+            } else {
+                note_path.clone()
+            };
+            let changed = self.edit(&at, &format!("links follow {from} → {to}"), |t| {
+                edit::apply_replacements(t, reps)
+            })?;
+            if changed {
+                rewritten.push((note_path, count));
+            }
+        }
         self.ensure_parent(&to)?;
         self.journal.record(
             Operation {
@@ -697,17 +721,6 @@ impl Gate {
             self.overlay.insert(to.clone(), Some(b));
         }
         self.vault.rename_file(&from, &to);
-
-        let mut rewritten = Vec::new();
-        for (note_path, reps) in plan {
-            let count = reps.len();
-            let changed = self.edit(&note_path, &format!("links follow {from} → {to}"), |t| {
-                edit::apply_replacements(t, reps)
-            })?;
-            if changed {
-                rewritten.push((note_path, count));
-            }
-        }
         Ok(MoveOutcome {
             from,
             to,
@@ -739,25 +752,47 @@ pub fn atomic_write(path: &Path, bytes: &[u8], no_clobber: bool) -> std::io::Res
     Ok(())
 }
 
-/// Moves a file without ever replacing an existing one: a hard link that fails when the name is
-/// taken, then the old name is removed. Where hard links are not possible, a checked rename.
+/// Moves a file without ever replacing an existing one, atomically: the note has exactly one
+/// name at every instant (on Linux `renameat2` with `RENAME_NOREPLACE`; elsewhere a checked
+/// rename, which the vault lock protects from other crew writers).
 fn move_no_clobber(from: &Path, to: &Path) -> std::io::Result<()> {
     if let Some(dir) = to.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    match std::fs::hard_link(from, to) {
-        Ok(()) => std::fs::remove_file(from),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(e),
-        Err(_) => {
-            if to.exists() {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::AlreadyExists,
-                    "destination exists",
-                ));
-            }
-            std::fs::rename(from, to)
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let c = |p: &Path| {
+            std::ffi::CString::new(p.as_os_str().as_bytes())
+                .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "NUL in path"))
+        };
+        let (f, t) = (c(from)?, c(to)?);
+        // SAFETY: both arguments are valid NUL-terminated paths that live across the call.
+        let rc = unsafe {
+            libc::renameat2(
+                libc::AT_FDCWD,
+                f.as_ptr(),
+                libc::AT_FDCWD,
+                t.as_ptr(),
+                libc::RENAME_NOREPLACE,
+            )
+        };
+        if rc == 0 {
+            return Ok(());
+        }
+        let err = std::io::Error::last_os_error();
+        // file systems without RENAME_NOREPLACE support answer EINVAL: fall back below
+        if err.raw_os_error() != Some(libc::EINVAL) {
+            return Err(err);
         }
     }
+    if to.exists() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            "destination exists",
+        ));
+    }
+    std::fs::rename(from, to)
 }
 
 /// For a move `from → to`, the replacements each note needs so that every link keeps its

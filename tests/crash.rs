@@ -1,0 +1,210 @@
+//! Crash safety: crew is killed (SIGKILL) at many points during a large triage and during
+//! `maintain --fix`. After each kill every note exists exactly once, whole, with either its old
+//! or its new content; no temporary file is left where it would be read as a note; and a re-run
+//! (or `crew undo`) completes the job.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+const NOTES: usize = 300;
+const PROJECTS: usize = 5;
+
+fn build_vault(dir: &Path) {
+    for p in 0..PROJECTS {
+        std::fs::create_dir_all(dir.join(format!("01-Projects/P{p}"))).expect("project");
+    }
+    std::fs::create_dir_all(dir.join("00-Inbox")).expect("inbox");
+    for i in 0..NOTES {
+        let next = (i + 1) % NOTES;
+        let text = format!(
+            "---\ntype: note\nproject: \"[[P{}]]\"\nstatus: inbox\n---\nmarker-{i:03}\nSee [[00-Inbox/N{next:03}]] and [[N{next:03}|the next one]].\n",
+            i % PROJECTS
+        );
+        std::fs::write(dir.join(format!("00-Inbox/N{i:03}.md")), text).expect("note");
+    }
+}
+
+/// Every visible file of the vault (crew's hidden state and temporaries left out).
+fn visible(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for e in walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'))
+        .flatten()
+    {
+        if e.file_type().is_file() {
+            let rel = e
+                .path()
+                .strip_prefix(dir)
+                .expect("under")
+                .to_string_lossy()
+                .into_owned();
+            out.insert(rel, std::fs::read(e.path()).expect("read"));
+        }
+    }
+    out
+}
+
+/// The body with link targets blanked, so old and rewritten links compare equal.
+fn shape(body: &str) -> String {
+    let re = regex::Regex::new(r"\[\[[^\]|]*").expect("regex");
+    re.replace_all(body, "[[").into_owned()
+}
+
+fn check_invariants(dir: &Path, when: &str) {
+    let files = visible(dir);
+    let mut seen = vec![0usize; NOTES];
+    for (path, bytes) in &files {
+        assert!(
+            !path.contains(".crew-tmp"),
+            "{when}: a temporary file is visible as {path}"
+        );
+        let text =
+            std::str::from_utf8(bytes).unwrap_or_else(|_| panic!("{when}: {path} is not UTF-8"));
+        if let Some(pos) = text.find("marker-") {
+            let n: usize = text[pos + 7..pos + 10].parse().expect("marker number");
+            seen[n] += 1;
+            let note = crew::vault::note::Note::parse_text(path.as_str(), text);
+            assert!(
+                matches!(note.frontmatter, crew::vault::Frontmatter::Parsed(_)),
+                "{when}: {path} frontmatter broken:\n{text}"
+            );
+            let body = &text[note.frontmatter_block.as_ref().expect("block").block.end..];
+            let next = (n + 1) % NOTES;
+            let expected = format!(
+                "marker-{n:03}\nSee [[00-Inbox/N{next:03}]] and [[N{next:03}|the next one]].\n"
+            );
+            assert_eq!(shape(body), shape(&expected), "{when}: {path} body damaged");
+        }
+    }
+    for (n, count) in seen.iter().enumerate() {
+        assert_eq!(*count, 1, "{when}: note {n} exists {count} times");
+    }
+}
+
+fn crew_cmd(dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(assert_cmd::cargo::cargo_bin("crew"));
+    c.env_remove("CREW_VAULT")
+        .env_remove("CREW_DIR")
+        .arg("--vault")
+        .arg(dir)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    c
+}
+
+fn kill_after(dir: &Path, args: &[&str], delay: Duration) -> bool {
+    let mut child = crew_cmd(dir, args).spawn().expect("spawn");
+    std::thread::sleep(delay);
+    let finished = child.try_wait().expect("poll").is_some();
+    let _ = child.kill();
+    let _ = child.wait();
+    !finished
+}
+
+fn unresolved(dir: &Path) -> i64 {
+    let v = crew::vault::Vault::open(dir).expect("open");
+    crew::vault::stats::VaultStats::of(&v).wikilinks_unresolved as i64
+}
+
+#[test]
+fn killed_triage_keeps_every_note_and_a_rerun_or_undo_completes() {
+    // measure one full run to spread the kill points over it
+    let probe = tempfile::tempdir().expect("tmp");
+    build_vault(probe.path());
+    let start = std::time::Instant::now();
+    assert!(
+        crew_cmd(probe.path(), &["ask", "file my notes"])
+            .status()
+            .expect("run")
+            .success()
+    );
+    let full = start.elapsed();
+    check_invariants(probe.path(), "after a full run");
+    assert_eq!(unresolved(probe.path()), 0);
+
+    let mut interrupted = 0;
+    for k in 1..=10u32 {
+        let dir = tempfile::tempdir().expect("tmp");
+        build_vault(dir.path());
+        let original = visible(dir.path());
+        let delay = full * k / 11;
+        if kill_after(dir.path(), &["ask", "file my notes"], delay) {
+            interrupted += 1;
+        }
+        check_invariants(dir.path(), &format!("kill {k} after {delay:?}"));
+        if k % 2 == 0 {
+            // undo restores the vault exactly, whatever point the run reached
+            let journaled = dir.path().join(".crew/journal").exists();
+            let undo = crew_cmd(dir.path(), &["undo"]).status().expect("undo");
+            if journaled {
+                assert!(undo.success(), "kill {k}: undo after a kill must complete");
+            }
+            assert_eq!(
+                original,
+                visible(dir.path()),
+                "kill {k}: undo is not byte-identical"
+            );
+        } else {
+            assert!(
+                crew_cmd(dir.path(), &["ask", "file my notes"])
+                    .status()
+                    .expect("rerun")
+                    .success(),
+                "kill {k}: re-run failed"
+            );
+            check_invariants(dir.path(), &format!("re-run after kill {k}"));
+            let inbox_left = std::fs::read_dir(dir.path().join("00-Inbox"))
+                .expect("inbox")
+                .count();
+            assert_eq!(inbox_left, 0, "kill {k}: the re-run filed everything");
+            assert_eq!(
+                unresolved(dir.path()),
+                0,
+                "kill {k}: links converge after the re-run"
+            );
+        }
+    }
+    assert!(
+        interrupted >= 5,
+        "only {interrupted} of 10 kills hit a running triage; the test must interrupt real work"
+    );
+}
+
+#[test]
+fn killed_maintenance_fix_keeps_every_note() {
+    let make = |dir: &Path| {
+        build_vault(dir);
+        // links that differ from their target only by case of an accent: safe fixes
+        for i in 0..NOTES {
+            let p = dir.join(format!("00-Inbox/N{i:03}.md"));
+            let t = std::fs::read_to_string(&p)
+                .expect("read")
+                .replace("[[00-Inbox/N", "[[00-Inbox/n");
+            std::fs::write(&p, t.replace("status: inbox\n", "")).expect("write");
+        }
+    };
+    let probe = tempfile::tempdir().expect("tmp");
+    make(probe.path());
+    let start = std::time::Instant::now();
+    let _ = crew_cmd(probe.path(), &["maintain", "--fix"])
+        .status()
+        .expect("run");
+    let full = start.elapsed();
+    check_invariants(probe.path(), "after a full maintenance");
+    for k in 1..=6u32 {
+        let dir = tempfile::tempdir().expect("tmp");
+        make(dir.path());
+        kill_after(dir.path(), &["maintain", "--fix"], full * k / 7);
+        check_invariants(dir.path(), &format!("maintenance kill {k}"));
+        let _ = crew_cmd(dir.path(), &["maintain", "--fix"])
+            .status()
+            .expect("rerun");
+        check_invariants(dir.path(), &format!("maintenance re-run {k}"));
+    }
+}
