@@ -12,5 +12,6 @@ pub mod run;
 pub mod schedule;
 pub mod setup;
 pub mod state;
+pub mod synth;
 pub mod vault;
 pub mod watch;

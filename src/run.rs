@@ -172,8 +172,18 @@ impl Executor for CrewExecutor<'_> {
                     now: self.now,
                     apply: self.opts.apply,
                     hold: &self.opts.hold,
+                    log: Vec::new(),
                 };
-                native(&mut ctx).map_err(|e| e.to_string())
+                let result = native(&mut ctx).map_err(|e| e.to_string());
+                let lines = std::mem::take(&mut ctx.log);
+                if let Err(e) = agents::common::flush_log(
+                    &mut self.gate,
+                    &self.crew.config.folders.meta,
+                    &lines,
+                ) {
+                    tracing::warn!("could not write the agent log: {e}");
+                }
+                result
             }
             (None, None) => Err(format!(
                 "{} has no native implementation and no model; set `model:` in its file or map its tier in .crew/config.yaml",

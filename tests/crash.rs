@@ -70,7 +70,7 @@ fn check_invariants(dir: &Path, when: &str) {
             seen[n] += 1;
             let note = crew::vault::note::Note::parse_text(path.as_str(), text);
             assert!(
-                matches!(note.frontmatter, crew::vault::Frontmatter::Parsed(_)),
+                matches!(note.frontmatter, crew::vault::Frontmatter::Parsed),
                 "{when}: {path} frontmatter broken:\n{text}"
             );
             let body = &text[note.frontmatter_block.as_ref().expect("block").block.end..];

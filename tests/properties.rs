@@ -217,6 +217,9 @@ proptest! {
         prop_assert_eq!(after_vault.notes.len(), notes.len());
         prop_assert!(dir.path().join(&outcome.to).exists());
         let after = targets(&after_vault);
+        // the gate's incremental view of the vault equals a fresh read of the disk
+        let mirror = targets(gate.vault());
+        prop_assert_eq!(&mirror, &after, "the in-memory vault drifted from the disk");
         let map = |p: &String| if *p == outcome.from { outcome.to.clone() } else { p.clone() };
         for ((src, li), t) in &before {
             let new_src = map(src);

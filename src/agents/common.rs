@@ -119,19 +119,33 @@ pub fn convention_name(date: &str, kind: &str, title: &str) -> String {
     format!("{date} — {} — {title}", type_label(kind))
 }
 
-/// Appends one line to `Meta/agent-log.md` (created with a heading when absent).
+/// Records one line for `Meta/agent-log.md`; the lines of a run are written together when the
+/// agent is done ([`flush_log`]), so a large run does not rewrite the log once per change.
 pub fn log_change(ctx: &mut Ctx, agent: &str, what: &str) -> Result<(), GateError> {
-    let path = format!("{}/agent-log.md", ctx.config.folders.meta);
-    let line = format!(
+    ctx.log.push(format!(
         "- {} — {agent} — {what}\n",
         ctx.now.format("%Y-%m-%d %H:%M")
-    );
-    if ctx.gate.exists(&path) {
-        ctx.gate.append(&path, &line)
+    ));
+    Ok(())
+}
+
+/// Appends the recorded lines to `Meta/agent-log.md` (created with a heading when absent).
+pub fn flush_log(
+    gate: &mut crate::vault::gate::Gate,
+    meta: &str,
+    lines: &[String],
+) -> Result<(), GateError> {
+    if lines.is_empty() {
+        return Ok(());
+    }
+    let path = format!("{meta}/agent-log.md");
+    let text: String = lines.concat();
+    if gate.exists(&path) {
+        gate.append(&path, &text)
     } else {
-        ctx.gate.write(
+        gate.write(
             &path,
-            format!("# Agent log\n\nOne line per change an agent made, newest last.\n\n{line}")
+            format!("# Agent log\n\nOne line per change an agent made, newest last.\n\n{text}")
                 .as_bytes(),
         )
     }

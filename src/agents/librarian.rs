@@ -153,7 +153,7 @@ pub fn audit(vault: &Vault, f: &Folders, today: chrono::NaiveDate) -> Audit {
             Frontmatter::Invalid { line, message } => a
                 .frontmatter_errors
                 .push((n.path.clone(), format!("line {line}: {message}"))),
-            Frontmatter::Parsed(_) => {
+            Frontmatter::Parsed => {
                 let missing: Vec<String> = REQUIRED_KEYS
                     .iter()
                     .filter(|k| n.property(k).is_none())

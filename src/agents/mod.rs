@@ -32,6 +32,8 @@ pub struct Ctx<'a> {
     pub apply: bool,
     /// Vault paths not to touch in this run (notes still being written).
     pub hold: &'a [String],
+    /// Lines for `Meta/agent-log.md`, written once when the agent is done.
+    pub log: Vec<String>,
 }
 
 impl Ctx<'_> {

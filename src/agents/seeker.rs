@@ -200,114 +200,61 @@ pub fn search(
     limit: usize,
     today: chrono::NaiveDate,
 ) -> Vec<Hit> {
-    let mut hits = Vec::new();
-    for note in &vault.notes {
-        let p = &note.path;
-        if let Some(filter) = &q.path {
-            if !p.to_lowercase().contains(&filter.to_lowercase()) {
-                continue;
+    use rayon::prelude::*;
+    let templates = format!("{}/", folders.templates);
+    let meta = format!("{}/", folders.meta);
+    let archive = format!("{}/", folders.archive);
+    let mut hits: Vec<Hit> = vault
+        .notes
+        .par_iter()
+        .filter_map(|note| {
+            let p = &note.path;
+            match &q.path {
+                Some(filter) if !p.to_lowercase().contains(&filter.to_lowercase()) => return None,
+                None if p.starts_with(&templates) || p.starts_with(&meta) => return None,
+                _ => {}
             }
-        } else if p.starts_with(&format!("{}/", folders.templates))
-            || p.starts_with(&format!("{}/", folders.meta))
-        {
-            continue;
-        }
-        if let Some(tag) = &q.tag
-            && !note
-                .tags_normalized()
-                .iter()
-                .any(|t| t == tag || t.starts_with(&format!("{tag}/")))
-        {
-            continue;
-        }
-        if let Some(kind) = &q.kind
-            && note
-                .property_str("type")
-                .is_none_or(|t| !t.eq_ignore_ascii_case(kind))
-        {
-            continue;
-        }
-        let touched = common::last_touched(note);
-        if q.after.is_some_and(|a| touched.is_none_or(|d| d < a))
-            || q.before.is_some_and(|b| touched.is_none_or(|d| d > b))
-        {
-            continue;
-        }
-        let mut score = 0.0;
-        let mut line = 0;
-        let mut text = String::new();
-        if !q.terms.is_empty() {
-            let title_norm = normalize(note.name());
-            let title_words: Vec<&str> = words(&title_norm).collect();
-            let mut fm_text = String::new();
-            fm_text.push_str(&note.tags.join(" "));
-            fm_text.push(' ');
-            fm_text.push_str(&note.aliases.join(" "));
-            if let Some(props) = note.properties() {
-                for (_, v) in props {
-                    if let Some(s) = crate::vault::note::scalar_to_string(v) {
-                        fm_text.push(' ');
-                        fm_text.push_str(&s);
-                    }
-                }
+            if let Some(tag) = &q.tag
+                && !note
+                    .tags_normalized()
+                    .iter()
+                    .any(|t| t == tag || t.starts_with(&format!("{tag}/")))
+            {
+                return None;
             }
-            let fm_norm = normalize(&fm_text);
-            let fm_words: Vec<&str> = words(&fm_norm).collect();
-            let body = std::fs::read(vault.root.join(p))
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-                .unwrap_or_default();
-            let body_start = note
-                .frontmatter_block
-                .as_ref()
-                .map_or(0, |b| b.block.end.min(body.len()));
-            let mut matched_terms = 0;
-            let mut best_line_score = 0.0;
-            for term in &q.terms {
-                let t = best_in(term, &title_words) * 10.0;
-                let f = best_in(term, &fm_words) * 4.0;
-                let mut b = 0.0;
-                for (n, l) in body[body_start..].lines().enumerate() {
-                    let ln = normalize(l);
-                    let lw: Vec<&str> = words(&ln).collect();
-                    let m = best_in(term, &lw);
-                    if m > 0.0 {
-                        b = (b + m).min(5.0);
-                        let line_score = m * lw.len().min(20) as f64;
-                        if line_score > best_line_score || line == 0 {
-                            best_line_score = line_score;
-                            line = n + 1 + body[..body_start].lines().count();
-                            text = l.trim().chars().take(160).collect();
-                        }
-                    }
-                }
-                let s = t.max(f) + b;
-                if s > 0.0 {
-                    matched_terms += 1;
-                }
-                score += s;
+            if let Some(kind) = &q.kind
+                && note
+                    .property_str("type")
+                    .is_none_or(|t| !t.eq_ignore_ascii_case(kind))
+            {
+                return None;
             }
-            if matched_terms == 0 {
-                continue;
+            let touched = common::last_touched(note);
+            if q.after.is_some_and(|a| touched.is_none_or(|d| d < a))
+                || q.before.is_some_and(|b| touched.is_none_or(|d| d > b))
+            {
+                return None;
             }
-            // every term present beats some terms present
-            score *= matched_terms as f64 / q.terms.len() as f64;
-        } else {
-            score = 1.0;
-        }
-        if touched.is_some_and(|d| (today - d).num_days() <= 30) {
-            score += 1.0;
-        }
-        if p.starts_with(&format!("{}/", folders.archive)) {
-            score *= 0.5;
-        }
-        hits.push(Hit {
-            path: p.clone(),
-            title: note.name().to_string(),
-            score,
-            line,
-            text,
-        });
-    }
+            let (mut score, line, text) = if q.terms.is_empty() {
+                (1.0, 0, String::new())
+            } else {
+                score_note(vault, note, &q.terms)?
+            };
+            if touched.is_some_and(|d| (today - d).num_days() <= 30) {
+                score += 1.0;
+            }
+            if p.starts_with(&archive) {
+                score *= 0.5;
+            }
+            Some(Hit {
+                path: p.clone(),
+                title: note.name().to_string(),
+                score,
+                line,
+                text,
+            })
+        })
+        .collect();
     hits.sort_by(|a, b| {
         b.score
             .partial_cmp(&a.score)
@@ -316,6 +263,75 @@ pub fn search(
     });
     hits.truncate(limit);
     hits
+}
+
+/// Scores one note against the terms: (score, best line number, best line), or `None` when no
+/// term matches. The note's text is normalized once; lines are looked at only for a match.
+fn score_note(
+    vault: &Vault,
+    note: &crate::vault::Note,
+    terms: &[String],
+) -> Option<(f64, usize, String)> {
+    let title_norm = normalize(note.name());
+    let title_words: Vec<&str> = words(&title_norm).collect();
+    let mut fm_text = note.tags.join(" ");
+    fm_text.push(' ');
+    fm_text.push_str(&note.aliases.join(" "));
+    if let Some(props) = note.properties() {
+        for (_, v) in props {
+            if let Some(s) = crate::vault::note::scalar_to_string(v) {
+                fm_text.push(' ');
+                fm_text.push_str(&s);
+            }
+        }
+    }
+    let fm_norm = normalize(&fm_text);
+    let fm_words: Vec<&str> = words(&fm_norm).collect();
+    let raw = std::fs::read(vault.root.join(&note.path)).ok()?;
+    let text = String::from_utf8_lossy(&raw);
+    let body_start = note
+        .frontmatter_block
+        .as_ref()
+        .map_or(0, |b| b.block.end.min(text.len()));
+    let body = &text[body_start..];
+    let body_norm = normalize(body);
+    let mut body_words: Vec<&str> = words(&body_norm).collect();
+    body_words.sort_unstable();
+    body_words.dedup();
+    let mut score = 0.0;
+    let mut matched = 0;
+    let mut body_terms = Vec::new();
+    for term in terms {
+        let t = best_in(term, &title_words) * 10.0;
+        let f = best_in(term, &fm_words) * 4.0;
+        let b = best_in(term, &body_words);
+        if b > 0.0 {
+            body_terms.push(term.as_str());
+        }
+        let s = t.max(f) + b * 3.0;
+        if s > 0.0 {
+            matched += 1;
+        }
+        score += s;
+    }
+    if matched == 0 {
+        return None;
+    }
+    // every term present beats some terms present
+    score *= matched as f64 / terms.len() as f64;
+    let mut best = (0.0, 0, String::new());
+    if !body_terms.is_empty() {
+        let offset = text[..body_start].lines().count();
+        for (n, l) in body.lines().enumerate() {
+            let ln = normalize(l);
+            let lw: Vec<&str> = words(&ln).collect();
+            let m: f64 = body_terms.iter().map(|t| best_in(t, &lw)).sum();
+            if m > best.0 {
+                best = (m, n + 1 + offset, l.trim().chars().take(160).collect());
+            }
+        }
+    }
+    Some((score, best.1, best.2))
 }
 
 /// The seeker agent.

@@ -22,6 +22,23 @@ pub fn is_unspaced_script(c: char) -> bool {
 
 /// Normalizes a message or a trigger phrase: words of letters and digits separated by one space.
 pub fn normalize(text: &str) -> String {
+    if text.is_ascii() {
+        // nothing to compose, fold or decompose: lowercase and collapse
+        let mut out = String::with_capacity(text.len());
+        let mut pending_space = false;
+        for b in text.bytes() {
+            if b.is_ascii_alphanumeric() {
+                if pending_space && !out.is_empty() {
+                    out.push(' ');
+                }
+                pending_space = false;
+                out.push(b.to_ascii_lowercase() as char);
+            } else {
+                pending_space = true;
+            }
+        }
+        return out;
+    }
     let lowered: String = text.nfkc().flat_map(char::to_lowercase).collect();
     let folded: String = lowered
         .nfd()

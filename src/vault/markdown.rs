@@ -9,9 +9,10 @@ use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::Regex;
+use serde::{Deserialize, Serialize};
 
 /// The frontmatter block of a note, as found in the text.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FrontmatterBlock {
     /// Byte range of the YAML between the fences (may be empty).
     pub yaml: Range<usize>,
@@ -244,7 +245,7 @@ fn find(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
 }
 
 /// One `[[wikilink]]` or `![[embed]]` as written in a note.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WikiLink {
     /// Byte span of the whole link in the note, `!` included for embeds.
     pub span: Range<usize>,
@@ -313,7 +314,7 @@ pub fn wikilinks(masked: &str) -> Vec<WikiLink> {
 }
 
 /// A Markdown link `[text](destination)` or image `![alt](destination)` to a local file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MarkdownLink {
     pub span: Range<usize>,
     /// Byte span of the destination inside the note (still %-encoded).
@@ -405,7 +406,7 @@ pub fn inline_tags(masked: &str) -> Vec<(Range<usize>, String)> {
 }
 
 /// A heading line: `# Title` up to `###### Title`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Heading {
     pub level: u8,
     pub text: String,
@@ -413,7 +414,7 @@ pub struct Heading {
 }
 
 /// A task list item: `- [ ] text` or `- [x] text`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Task {
     pub done: bool,
     pub text: String,

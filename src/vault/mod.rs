@@ -5,6 +5,7 @@
 
 pub mod edit;
 pub mod gate;
+pub mod index;
 pub mod markdown;
 pub mod note;
 pub mod resolve;
@@ -50,19 +51,34 @@ pub struct Vault {
 }
 
 impl Vault {
-    /// Walks and parses the vault at `root`.
+    /// Walks and parses the vault at `root`. When the vault has crew's state folder
+    /// (`.crew/`), unchanged notes come from the persistent index and the index is refreshed.
     pub fn open(root: impl AsRef<Path>) -> Result<Vault, VaultError> {
         let root = root.as_ref();
+        let index = root
+            .join(".crew")
+            .is_dir()
+            .then(|| root.join(".crew").join("index.bin"));
+        Vault::open_with(root, index.as_deref())
+    }
+
+    /// Walks and parses every note, ignoring any index.
+    pub fn open_fresh(root: impl AsRef<Path>) -> Result<Vault, VaultError> {
+        Vault::open_with(root.as_ref(), None)
+    }
+
+    fn open_with(root: &Path, index_path: Option<&Path>) -> Result<Vault, VaultError> {
+        use rayon::prelude::*;
         if !root.exists() {
             return Err(VaultError::Missing(root.to_path_buf()));
         }
         if !root.is_dir() {
             return Err(VaultError::NotADir(root.to_path_buf()));
         }
-        let mut paths = Vec::new();
+        // (path, size, mtime) of every file; hidden entries and symlinks are not followed
+        let mut listing: Vec<(String, u64, i128, i128)> = Vec::new();
         let walker = walkdir::WalkDir::new(root)
             .follow_links(false)
-            .sort_by_file_name()
             .into_iter()
             .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
         for entry in walker {
@@ -79,31 +95,67 @@ impl Vault {
             let Ok(rel) = entry.path().strip_prefix(root) else {
                 continue;
             };
-            paths.push(rel_to_string(rel));
+            let (size, mtime, ctime) = entry.metadata().map_or((0, 0, 0), |m| {
+                (m.len(), index::mtime_ns(&m), index::ctime_ns(&m))
+            });
+            listing.push((rel_to_string(rel), size, mtime, ctime));
         }
-        let files = FileTable::new(paths);
-        let mut notes = Vec::new();
-        let mut note_file_ids = Vec::new();
-        for (id, rel) in files.paths.iter().enumerate() {
-            if !resolve::is_note_path(rel) {
-                continue;
-            }
-            let full = root.join(rel);
-            let bytes = std::fs::read(&full).map_err(|source| VaultError::Io {
-                path: full.clone(),
-                source,
-            })?;
-            let mut note = Note::parse(rel.clone(), &bytes);
-            if let Ok(meta) = std::fs::metadata(&full) {
-                note.modified = meta
-                    .modified()
-                    .ok()
-                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                    .map_or(0, |d| d.as_secs() as i64);
-            }
+        listing.sort_by(|a, b| a.0.cmp(&b.0));
+        let files = FileTable::new(listing.iter().map(|l| l.0.clone()).collect());
+        let cached = index_path.and_then(index::Index::load);
+        let note_files: Vec<&(String, u64, i128, i128)> = listing
+            .iter()
+            .filter(|l| resolve::is_note_path(&l.0))
+            .collect();
+        let parsed: Vec<Result<(Note, bool), VaultError>> = note_files
+            .par_iter()
+            .map(|(rel, size, mtime, ctime)| {
+                if let Some(n) = cached
+                    .as_ref()
+                    .and_then(|c| c.get(rel, *size, *mtime, *ctime))
+                {
+                    return Ok((n.clone(), false));
+                }
+                let full = root.join(rel);
+                let bytes = std::fs::read(&full).map_err(|source| VaultError::Io {
+                    path: full.clone(),
+                    source,
+                })?;
+                let mut note = Note::parse(rel.clone(), &bytes);
+                note.modified = (*mtime / 1_000_000_000) as i64;
+                Ok((note, true))
+            })
+            .collect();
+        let mut notes = Vec::with_capacity(parsed.len());
+        let mut fresh = 0;
+        for p in parsed {
+            let (note, was_parsed) = p?;
+            fresh += usize::from(was_parsed);
             notes.push(note);
-            note_file_ids.push(id);
         }
+        if let Some(path) = index_path {
+            let stale = cached
+                .as_ref()
+                .is_none_or(|c| fresh > 0 || c.len() != note_files.len());
+            if stale {
+                let entries = note_files
+                    .iter()
+                    .zip(&notes)
+                    .map(|((rel, size, mtime, ctime), note)| index::Entry {
+                        path: rel.clone(),
+                        size: *size,
+                        mtime_ns: *mtime,
+                        ctime_ns: *ctime,
+                        note: note.clone(),
+                    })
+                    .collect();
+                index::save(path, entries);
+            }
+        }
+        let note_file_ids = notes
+            .iter()
+            .map(|n| files.id_of(&n.path).unwrap_or(0))
+            .collect();
         Ok(Vault::from_parts(
             root.to_path_buf(),
             files,
@@ -170,10 +222,9 @@ impl Vault {
     /// Attachments (non-note files), vault-relative.
     pub fn attachments(&self) -> impl Iterator<Item = &str> {
         self.files
-            .paths
-            .iter()
+            .live()
+            .map(|(_, p)| p)
             .filter(|p| !resolve::is_note_path(p))
-            .map(String::as_str)
     }
 
     /// Outgoing note-to-note edges of the link graph, de-duplicated: `(source, destination)`.
@@ -231,55 +282,86 @@ impl Vault {
         set.into_iter().collect()
     }
 
-    /// Adds or replaces a note (after the gate wrote it) and re-resolves links.
+    /// The lower-cased last segment of a link target or a path, without `.md`: resolution only
+    /// ever matches a target against files with this leaf.
+    fn leaf(s: &str) -> String {
+        let last = s.rsplit('/').next().unwrap_or(s).trim().to_lowercase();
+        last.strip_suffix(".md").map(str::to_string).unwrap_or(last)
+    }
+
+    /// Re-resolves every link whose target's leaf is one of `leaves`.
+    fn reresolve_leaves(&mut self, leaves: &[String]) {
+        for (n, note) in self.notes.iter().enumerate() {
+            for (li, link) in note.wikilinks.iter().enumerate() {
+                if !link.target.is_empty() && leaves.contains(&Vault::leaf(&link.target)) {
+                    self.resolved[n][li] = self.files.resolve(&note.path, &link.target);
+                }
+            }
+        }
+    }
+
+    fn resolve_note(&mut self, n: usize) {
+        let note = &self.notes[n];
+        self.resolved[n] = note
+            .wikilinks
+            .iter()
+            .map(|l| self.files.resolve(&note.path, &l.target))
+            .collect();
+    }
+
+    /// Adds or replaces a note (after the gate wrote it). Only the links that can change are
+    /// re-resolved: the note's own, and, for a new file, those naming its leaf.
     pub fn upsert_note(&mut self, mut note: Note) {
         note.modified = chrono::Utc::now().timestamp();
-        let mut notes = std::mem::take(&mut self.notes);
-        match notes
-            .iter()
-            .position(|n| n.path.eq_ignore_ascii_case(&note.path))
+        match self
+            .files
+            .id_of(&note.path)
+            .filter(|id| self.files.paths[*id].eq_ignore_ascii_case(&note.path))
         {
-            Some(i) => notes[i] = note,
-            None => notes.push(note),
+            Some(id) if self.file_note.contains_key(&id) => {
+                let n = self.file_note[&id];
+                note.path = self.files.paths[id].clone();
+                self.notes[n] = note;
+                self.resolve_note(n);
+            }
+            _ => {
+                let leaf = Vault::leaf(&note.path);
+                let id = self.files.insert(&note.path);
+                self.notes.push(note);
+                let n = self.notes.len() - 1;
+                self.note_file_ids.push(id);
+                self.file_note.insert(id, n);
+                self.resolved.push(Vec::new());
+                self.resolve_note(n);
+                self.reresolve_leaves(&[leaf]);
+            }
         }
-        self.rebuild(notes, self.attachments().map(str::to_string).collect());
     }
 
     /// Records a new attachment (after the gate wrote it).
     pub fn add_attachment(&mut self, path: &str) {
-        if self.files.id_of(path).is_some() {
+        if self
+            .files
+            .id_of(path)
+            .is_some_and(|id| self.files.paths[id] == path)
+        {
             return;
         }
-        let mut attachments: Vec<String> = self.attachments().map(str::to_string).collect();
-        attachments.push(path.to_string());
-        let notes = std::mem::take(&mut self.notes);
-        self.rebuild(notes, attachments);
+        self.files.insert(path);
+        self.reresolve_leaves(&[Vault::leaf(path)]);
     }
 
     /// Renames a file in memory (after the gate moved it on disk).
     pub fn rename_file(&mut self, from: &str, to: &str) {
-        let mut notes = std::mem::take(&mut self.notes);
-        for n in &mut notes {
-            if n.path == from {
-                n.path = to.to_string();
-            }
+        let Some(id) = self.files.id_of(from) else {
+            return;
+        };
+        self.files.rename(id, to);
+        if let Some(&n) = self.file_note.get(&id) {
+            self.notes[n].path = to.to_string();
+            self.resolve_note(n);
         }
-        let attachments = self
-            .attachments()
-            .map(|p| {
-                if p == from {
-                    to.to_string()
-                } else {
-                    p.to_string()
-                }
-            })
-            .collect();
-        self.rebuild(notes, attachments);
-    }
-
-    fn rebuild(&mut self, notes: Vec<Note>, attachments: Vec<String>) {
-        let root = std::mem::take(&mut self.root);
-        *self = Vault::from_notes(root, notes, attachments);
+        self.reresolve_leaves(&[Vault::leaf(from), Vault::leaf(to)]);
     }
 
     pub fn name(&self) -> String {

@@ -1,28 +1,37 @@
 //! One parsed note: everything later features ask about a note without re-reading it.
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
+use serde::{Deserialize, Serialize};
 use yaml_serde::{Mapping, Value};
 
 use super::markdown::{self, FrontmatterBlock, Heading, MarkdownLink, Task, WikiLink};
 
-/// The state of a note's frontmatter.
-#[derive(Debug, Clone, PartialEq)]
+/// The state of a note's frontmatter. The mapping itself is read lazily
+/// ([`Note::properties`]): most passes over a vault only need what is derived from it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Frontmatter {
     /// No closed `---` block at the top of the note.
     Absent,
-    /// A block that parsed to a mapping (an empty block gives an empty mapping).
-    Parsed(Mapping),
+    /// A block that parses to a mapping (an empty block gives an empty mapping).
+    Parsed,
     /// A block that did not parse, or parsed to something other than a mapping.
     Invalid { line: usize, message: String },
 }
 
 /// A Markdown note, parsed once.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Note {
     /// Vault-relative path with `/` separators.
     pub path: String,
     pub frontmatter: Frontmatter,
+    /// The YAML text of the frontmatter block, when there is one.
+    pub frontmatter_yaml: Option<String>,
+    /// The parsed mapping, filled on first use (a note read from the index parses it only if
+    /// someone asks for a property).
+    #[serde(skip)]
+    properties_cache: OnceLock<Option<Mapping>>,
     /// Byte range of the frontmatter block in the text, when there is a closed block.
     pub frontmatter_block: Option<FrontmatterBlock>,
     pub wikilinks: Vec<WikiLink>,
@@ -63,10 +72,13 @@ impl Note {
         let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
         let body_text = &text[bom..];
         let block = markdown::split_frontmatter(body_text);
-        let frontmatter = match &block {
-            None => Frontmatter::Absent,
+        let (frontmatter, mapping) = match &block {
+            None => (Frontmatter::Absent, None),
             Some(b) => parse_yaml_block(&body_text[b.yaml.clone()]),
         };
+        let frontmatter_yaml = block
+            .as_ref()
+            .map(|b| body_text[b.yaml.clone()].to_string());
         let masked = markdown::mask(body_text, block.as_ref());
         let shift = |r: Range<usize>| r.start + bom..r.end + bom;
         let mut wikilinks = markdown::wikilinks(&masked);
@@ -83,7 +95,7 @@ impl Note {
             .map(|t| t.1)
             .collect();
         let mut aliases = Vec::new();
-        if let Frontmatter::Parsed(map) = &frontmatter {
+        if let Some(map) = &mapping {
             tags.extend(frontmatter_tags(map));
             aliases = frontmatter_aliases(map);
         }
@@ -105,6 +117,8 @@ impl Note {
         Note {
             path: path.into(),
             frontmatter,
+            frontmatter_yaml,
+            properties_cache: OnceLock::from(mapping),
             frontmatter_block,
             wikilinks,
             markdown_links,
@@ -134,10 +148,12 @@ impl Note {
 
     /// The frontmatter mapping, when it parsed.
     pub fn properties(&self) -> Option<&Mapping> {
-        match &self.frontmatter {
-            Frontmatter::Parsed(m) => Some(m),
-            _ => None,
+        if self.frontmatter != Frontmatter::Parsed {
+            return None;
         }
+        self.properties_cache
+            .get_or_init(|| parse_yaml_block(self.frontmatter_yaml.as_deref().unwrap_or("")).1)
+            .as_ref()
     }
 
     /// A frontmatter value by key (exact key first, then case-insensitive).
@@ -176,25 +192,31 @@ pub fn scalar_to_string(v: &Value) -> Option<String> {
     }
 }
 
-fn parse_yaml_block(yaml: &str) -> Frontmatter {
+fn parse_yaml_block(yaml: &str) -> (Frontmatter, Option<Mapping>) {
     if yaml.trim().is_empty() {
-        return Frontmatter::Parsed(Mapping::new());
+        return (Frontmatter::Parsed, Some(Mapping::new()));
     }
     match yaml_serde::from_str::<Value>(yaml) {
-        Ok(Value::Mapping(m)) => Frontmatter::Parsed(m),
-        Ok(Value::Null) => Frontmatter::Parsed(Mapping::new()),
-        Ok(other) => Frontmatter::Invalid {
-            line: 2,
-            message: format!(
-                "frontmatter is a {}, not a mapping of keys",
-                kind_of(&other)
-            ),
-        },
-        Err(e) => Frontmatter::Invalid {
-            // +1 for the opening fence line
-            line: e.location().map_or(2, |l| l.line() + 1),
-            message: e.to_string(),
-        },
+        Ok(Value::Mapping(m)) => (Frontmatter::Parsed, Some(m)),
+        Ok(Value::Null) => (Frontmatter::Parsed, Some(Mapping::new())),
+        Ok(other) => (
+            Frontmatter::Invalid {
+                line: 2,
+                message: format!(
+                    "frontmatter is a {}, not a mapping of keys",
+                    kind_of(&other)
+                ),
+            },
+            None,
+        ),
+        Err(e) => (
+            Frontmatter::Invalid {
+                // +1 for the opening fence line
+                line: e.location().map_or(2, |l| l.line() + 1),
+                message: e.to_string(),
+            },
+            None,
+        ),
     }
 }
 
@@ -271,7 +293,7 @@ mod tests {
     fn bom_is_skipped_and_spans_stay_true() {
         let text = "\u{feff}---\na: 1\n---\nsee [[X]]";
         let note = Note::parse_text("n.md", text);
-        assert!(matches!(note.frontmatter, Frontmatter::Parsed(_)));
+        assert!(matches!(note.frontmatter, Frontmatter::Parsed));
         let link = &note.wikilinks[0];
         assert_eq!(&text[link.span.clone()], "[[X]]");
     }

@@ -24,10 +24,11 @@ impl Resolution {
     }
 }
 
-/// Every file of the vault with the lookup tables that resolution needs.
+/// Every file of the vault with the lookup tables that resolution needs. Ids are stable: a
+/// file keeps its id when renamed, and a removed file leaves an empty path behind.
 #[derive(Debug, Default, Clone)]
 pub struct FileTable {
-    /// Vault-relative paths, sorted as strings.
+    /// Vault-relative paths by id (sorted when the table was built; `""` for a removed file).
     pub paths: Vec<String>,
     /// Lower-cased path → files (several only when names differ by case alone).
     by_path: HashMap<String, Vec<usize>>,
@@ -69,6 +70,61 @@ impl FileTable {
         table
     }
 
+    fn index_path(&mut self, id: usize) {
+        let lower = self.paths[id].to_lowercase();
+        self.by_path.entry(lower.clone()).or_default().push(id);
+        let name = file_name(&lower).to_string();
+        if let Some(stem) = name.strip_suffix(".md") {
+            self.by_note_name
+                .entry(stem.to_string())
+                .or_default()
+                .push(id);
+        }
+        self.by_file_name.entry(name).or_default().push(id);
+    }
+
+    fn unindex_path(&mut self, id: usize) {
+        let lower = self.paths[id].to_lowercase();
+        let name = file_name(&lower).to_string();
+        let drop = |m: &mut HashMap<String, Vec<usize>>, k: &str| {
+            if let Some(v) = m.get_mut(k) {
+                v.retain(|&x| x != id);
+                if v.is_empty() {
+                    m.remove(k);
+                }
+            }
+        };
+        drop(&mut self.by_path, &lower);
+        if let Some(stem) = name.strip_suffix(".md") {
+            drop(&mut self.by_note_name, stem);
+        }
+        drop(&mut self.by_file_name, &name);
+    }
+
+    /// Adds a file and returns its id.
+    pub fn insert(&mut self, path: &str) -> usize {
+        self.paths.push(path.to_string());
+        let id = self.paths.len() - 1;
+        self.index_path(id);
+        id
+    }
+
+    /// Gives a file a new path, keeping its id.
+    pub fn rename(&mut self, id: usize, to: &str) {
+        self.unindex_path(id);
+        self.paths[id] = to.to_string();
+        self.index_path(id);
+    }
+
+    /// The live files (removed ones left out), as (id, path).
+    pub fn live(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.paths
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !p.is_empty())
+            .map(|(i, p)| (i, p.as_str()))
+    }
+
     /// The file at a path, compared case-insensitively; when files differ only by case, the
     /// one written exactly so wins.
     pub fn id_of(&self, path: &str) -> Option<usize> {
@@ -76,7 +132,11 @@ impl FileTable {
         ids.iter()
             .copied()
             .find(|&id| self.paths[id] == path)
-            .or_else(|| ids.first().copied())
+            .or_else(|| {
+                ids.iter()
+                    .copied()
+                    .min_by(|&a, &b| self.paths[a].cmp(&self.paths[b]))
+            })
     }
 
     /// Resolves a link target written in the note at `from`.
@@ -125,9 +185,7 @@ impl FileTable {
         let suffix = format!("/{stripped}");
         let suffix_md = format!("{suffix}.md");
         let candidates: Vec<usize> = self
-            .paths
-            .iter()
-            .enumerate()
+            .live()
             .filter(|(_, p)| {
                 let p = p.to_lowercase();
                 p.ends_with(&suffix) || p.ends_with(&suffix_md)
@@ -150,16 +208,21 @@ impl FileTable {
                 ambiguous: false,
             },
             _ => {
+                let path = |id: usize| self.paths[id].as_str();
+                // the linking note's folder, else the fewest segments, else path order
                 let same_folder = candidates
                     .iter()
                     .copied()
-                    .find(|&id| folder(&self.paths[id]).eq_ignore_ascii_case(from_dir));
+                    .filter(|&id| folder(path(id)).eq_ignore_ascii_case(from_dir))
+                    .min_by(|&a, &b| path(a).cmp(path(b)));
                 let id = same_folder.unwrap_or_else(|| {
-                    // fewest segments, then path order (ids are in path order already)
                     candidates
                         .iter()
                         .copied()
-                        .min_by_key(|&id| (self.paths[id].matches('/').count(), id))
+                        .min_by(|&a, &b| {
+                            (path(a).matches('/').count(), path(a))
+                                .cmp(&(path(b).matches('/').count(), path(b)))
+                        })
                         .unwrap_or(candidates[0])
                 });
                 Resolution::File {

@@ -67,6 +67,7 @@ pub fn snapshot(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
             if rel.starts_with(".crew/runs")
                 || rel.starts_with(".crew/journal")
                 || rel == ".crew/lock"
+                || rel == ".crew/index.bin"
             {
                 continue;
             }

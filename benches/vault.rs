@@ -1,0 +1,303 @@
+//! `cargo bench --bench vault`: crew next to baselines measured in the same run, as ratios.
+//!
+//! CREW_BENCH_NOTES: comma-separated vault sizes (default 10000). Needs `rg` (ripgrep) on PATH
+//! for the read-everything baseline. Vaults are generated with `crew::synth` (deterministic).
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crew::crew::Crew;
+use crew::vault::Vault;
+use crew::vault::stats::VaultStats;
+
+fn median(mut f: impl FnMut() -> Duration, runs: usize) -> Duration {
+    let mut v: Vec<Duration> = (0..runs).map(|_| f()).collect();
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn time(f: impl FnOnce()) -> Duration {
+    let t = Instant::now();
+    f();
+    t.elapsed()
+}
+
+fn rg_links(dir: &Path) -> Duration {
+    time(|| {
+        let out = Command::new("rg")
+            .args(["-c", r"\[\[[^\]]+\]\]", "-g", "*.md"])
+            .arg(dir)
+            .output()
+            .expect("rg on PATH");
+        assert!(out.status.success() || out.status.code() == Some(1));
+    })
+}
+
+fn rg_word(dir: &Path, word: &str) -> Duration {
+    time(|| {
+        let _ = Command::new("rg")
+            .args(["-i", "-l", word, "-g", "*.md"])
+            .arg(dir)
+            .output()
+            .expect("rg");
+    })
+}
+
+fn stat_walk(dir: &Path) -> Duration {
+    time(|| {
+        let mut n = 0u64;
+        for e in walkdir::WalkDir::new(dir).into_iter().flatten() {
+            if let Ok(m) = e.metadata() {
+                n += m.len();
+            }
+        }
+        std::hint::black_box(n);
+    })
+}
+
+fn fmt(d: Duration) -> String {
+    if d.as_secs_f64() >= 1.0 {
+        format!("{:.2} s", d.as_secs_f64())
+    } else if d.as_micros() >= 1000 {
+        format!("{:.1} ms", d.as_secs_f64() * 1e3)
+    } else {
+        format!("{:.1} µs", d.as_secs_f64() * 1e6)
+    }
+}
+
+fn row(what: &str, crew_t: Duration, base: &str, base_t: Duration) {
+    println!(
+        "| {what} | {} | {base} | {} | {:.2}× |",
+        fmt(crew_t),
+        fmt(base_t),
+        crew_t.as_secs_f64() / base_t.as_secs_f64().max(1e-12)
+    );
+}
+
+fn bench_size(n: usize) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let g = crew::synth::generate(dir.path(), n, 42, 10).expect("generate");
+    println!(
+        "\n### {n} notes ({:.1} MB of Markdown, {} in the inbox)\n",
+        g.bytes as f64 / 1e6,
+        g.inbox
+    );
+    println!("| operation | crew | baseline | baseline time | ratio |\n|---|---|---|---|---|");
+    let _ = rg_links(dir.path()); // warm the page cache
+    let rg = median(|| rg_links(dir.path()), 5);
+    let walk = median(|| stat_walk(dir.path()), 5);
+    let full = median(
+        || {
+            time(|| {
+                let v = Vault::open_fresh(dir.path()).expect("open");
+                std::hint::black_box(VaultStats::of(&v));
+            })
+        },
+        3,
+    );
+    row(
+        "full stats (walk, read, parse, resolve, count)",
+        full,
+        "rg -c links",
+        rg,
+    );
+    let crew_def = Crew::builtin();
+    // incremental: one note changes, then stats again
+    let index_dir = dir.path().join(".crew");
+    let _ = std::fs::create_dir_all(&index_dir);
+    // build the index, and let the racy window pass so its entries are trusted
+    let _ = Vault::open(dir.path());
+    std::thread::sleep(Duration::from_millis(2100));
+    let _ = Vault::open(dir.path());
+    let inc = median(
+        || {
+            let victim = dir.path().join("01-Projects/Alpha");
+            if let Some(e) = std::fs::read_dir(&victim)
+                .ok()
+                .and_then(|mut r| r.next())
+                .and_then(Result::ok)
+            {
+                let mut t = std::fs::read_to_string(e.path()).unwrap_or_default();
+                t.push_str("\nchanged [[Garden river 1]]\n");
+                let _ = std::fs::write(e.path(), t);
+            }
+            time(|| {
+                let v = Vault::open(dir.path()).expect("open");
+                std::hint::black_box(VaultStats::of(&v));
+            })
+        },
+        3,
+    );
+    row(
+        "stats after one note changed (index)",
+        inc,
+        "stat walk",
+        walk,
+    );
+    let vault = Vault::open(dir.path()).expect("open");
+    let today = chrono::NaiveDate::from_ymd_opt(2026, 11, 30).expect("date");
+    let q = crew::agents::seeker::parse_query("garden budget");
+    let search = median(
+        || {
+            time(|| {
+                std::hint::black_box(crew::agents::seeker::search(
+                    &vault,
+                    &crew_def.config.folders,
+                    &q,
+                    20,
+                    today,
+                ));
+            })
+        },
+        3,
+    );
+    row(
+        "search \"garden budget\" (ranked)",
+        search,
+        "rg -il garden",
+        median(|| rg_word(dir.path(), "garden"), 3),
+    );
+    let audit = median(
+        || {
+            time(|| {
+                std::hint::black_box(crew::agents::librarian::audit(
+                    &vault,
+                    &crew_def.config.folders,
+                    today,
+                ));
+            })
+        },
+        3,
+    );
+    row(
+        "full audit (links, frontmatter, duplicates, stale)",
+        audit,
+        "rg -c links",
+        rg,
+    );
+    // triage of the inbox on a copy, for real (moves, link rewrites, MOCs)
+    let opts = crew::run::Options {
+        agent: Some("inbox-triage".into()),
+        command: "bench".into(),
+        ..Default::default()
+    };
+    let triage = time(|| {
+        crew::run::ask(
+            dir.path(),
+            &crew_def,
+            "file my notes",
+            &opts,
+            &mut |_: &str| {},
+        )
+        .expect("triage");
+    });
+    row(
+        &format!("inbox triage of {} notes", g.inbox),
+        triage,
+        "rg -c links",
+        rg,
+    );
+}
+
+fn bench_route() {
+    let crew_def = Crew::builtin();
+    let router = crew::dispatch::Router::new(&crew_def);
+    let messages = [
+        "please file my notes",
+        "where did I save the note on taxes?",
+        "controlla il vault",
+        "my tags are a mess, tidy them up",
+        "Vaultを初期化",
+        "zzz nothing matches here at all",
+    ];
+    let n = 20_000;
+    let t = time(|| {
+        for i in 0..n {
+            std::hint::black_box(router.route(&crew_def, messages[i % messages.len()], &[], None));
+        }
+    });
+    // baseline: a naive loop of lowercase `contains` over every trigger, no normalization
+    let triggers: Vec<String> = crew_def
+        .agents
+        .iter()
+        .chain(&crew_def.skills)
+        .flat_map(|d| d.triggers.iter().map(|t| t.to_lowercase()))
+        .collect();
+    let b = time(|| {
+        for i in 0..n {
+            let m = messages[i % messages.len()].to_lowercase();
+            std::hint::black_box(
+                triggers
+                    .iter()
+                    .filter(|t| m.contains(t.as_str()))
+                    .max_by_key(|t| t.len()),
+            );
+        }
+    });
+    println!(
+        "\n### routing one message (in process, {} triggers)\n",
+        triggers.len()
+    );
+    println!("| operation | crew | baseline | baseline time | ratio |\n|---|---|---|---|---|");
+    row(
+        "route (normalize, automaton, scorer on no match)",
+        t / n as u32,
+        "naive contains loop",
+        b / n as u32,
+    );
+    let exe = std::env::var("CARGO_BIN_EXE_crew")
+        .ok()
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/crew"));
+    if exe.exists() {
+        let empty = tempfile::tempdir().expect("tmp");
+        let proc_t = median(
+            || {
+                time(|| {
+                    let _ = Command::new(&exe)
+                        .arg("--vault")
+                        .arg(empty.path())
+                        .args(["route", "file my notes"])
+                        .output();
+                })
+            },
+            9,
+        );
+        let true_t = median(
+            || {
+                time(|| {
+                    let _ = Command::new("true").output();
+                })
+            },
+            9,
+        );
+        row(
+            "`crew route` process, start to exit",
+            proc_t,
+            "`true` process",
+            true_t,
+        );
+    }
+}
+
+fn main() {
+    // `cargo test --all-targets` also runs this binary, without `--bench`: stay out of the way
+    if !std::env::args().any(|a| a == "--bench") {
+        eprintln!("crew benchmarks run with `cargo bench --bench vault`");
+        return;
+    }
+    let sizes: Vec<usize> = std::env::var("CREW_BENCH_NOTES")
+        .unwrap_or_else(|_| "10000".into())
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    println!(
+        "## crew benchmarks ({} cores)",
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    bench_route();
+    for n in sizes {
+        bench_size(n);
+    }
+}

@@ -1,0 +1,234 @@
+//! A deterministic synthetic vault for benchmarks and tests: a realistic mix of folders,
+//! frontmatter, Zipf-distributed links, broken links, duplicate names, and code blocks and
+//! comments holding decoy links. The same seed always writes the same bytes.
+
+use std::path::Path;
+
+/// A small, fast, seedable generator (xorshift64*): benchmarks need repeatability, not quality.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n == 0 { 0 } else { self.next_u64() % n }
+    }
+
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+
+    /// An index in 0..n, Zipf-like: low indices are linked far more often.
+    pub fn zipf(&mut self, n: usize) -> usize {
+        // inverse-CDF of a 1/x density over [1, n]
+        let u = (self.below(1_000_000) as f64 + 0.5) / 1_000_000.0;
+        let x = (n as f64).powf(u);
+        (x as usize).saturating_sub(1).min(n.saturating_sub(1))
+    }
+}
+
+const WORDS: &[&str] = &[
+    "garden", "budget", "river", "meeting", "idea", "kitchen", "python", "health", "travel",
+    "book", "music", "project", "design", "review", "plan", "quarter", "client", "family",
+    "running", "recipe", "invoice", "sprint", "lecture", "history", "podcast", "research", "draft",
+    "summary", "goal", "habit",
+];
+const FOLDERS: &[&str] = &[
+    "00-Inbox",
+    "01-Projects/Alpha",
+    "01-Projects/Beta",
+    "01-Projects/Gamma",
+    "02-Areas/Health",
+    "02-Areas/Finance",
+    "02-Areas/Learning",
+    "03-Resources/Recipes",
+    "03-Resources/Tech",
+    "04-Archive/2024",
+    "04-Archive/2025",
+    "05-People",
+    "06-Meetings/2026/01",
+    "07-Daily",
+];
+const TYPES: &[&str] = &[
+    "note",
+    "idea",
+    "meeting",
+    "reference",
+    "task",
+    "person",
+    "project",
+];
+
+fn title(rng: &mut Rng, i: usize) -> String {
+    let a = WORDS[rng.below(WORDS.len() as u64) as usize];
+    let b = WORDS[rng.below(WORDS.len() as u64) as usize];
+    format!("{} {b} {i}", capitalize(a))
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map_or_else(String::new, |f| {
+        f.to_uppercase().collect::<String>() + c.as_str()
+    })
+}
+
+fn words(rng: &mut Rng, n: usize) -> String {
+    (0..n)
+        .map(|_| WORDS[rng.below(WORDS.len() as u64) as usize])
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What was written.
+#[derive(Debug, Clone, Default)]
+pub struct Generated {
+    pub notes: usize,
+    pub inbox: usize,
+    pub bytes: u64,
+}
+
+/// Writes a vault of `notes` notes into `dir` (which should be empty). `inbox_share` is the
+/// percentage of notes placed in the inbox.
+pub fn generate(
+    dir: &Path,
+    notes: usize,
+    seed: u64,
+    inbox_share: u64,
+) -> std::io::Result<Generated> {
+    let mut rng = Rng::new(seed);
+    let mut names: Vec<String> = Vec::with_capacity(notes);
+    let mut places = Vec::with_capacity(notes);
+    for i in 0..notes {
+        let folder = if rng.chance(inbox_share) {
+            FOLDERS[0]
+        } else {
+            FOLDERS[1 + rng.below(FOLDERS.len() as u64 - 1) as usize]
+        };
+        // about 1 % of names repeat an earlier one in another folder
+        let name = if i > 10 && rng.chance(1) {
+            names[rng.below(i as u64) as usize % names.len()].clone()
+        } else {
+            title(&mut rng, i)
+        };
+        names.push(name);
+        places.push(folder);
+    }
+    for f in FOLDERS {
+        std::fs::create_dir_all(dir.join(f))?;
+    }
+    let mut out = Generated {
+        notes,
+        ..Generated::default()
+    };
+    let mut used = std::collections::HashSet::new();
+    for i in 0..notes {
+        let mut text = String::with_capacity(1500);
+        if !rng.chance(8) {
+            let kind = if places[i] == "00-Inbox" {
+                "note"
+            } else {
+                TYPES[rng.below(TYPES.len() as u64) as usize]
+            };
+            text.push_str(&format!(
+                "---\ntype: {kind}\ndate: 2026-{:02}-{:02}\ntags: [{}, {}]\nstatus: {}\n",
+                1 + rng.below(12),
+                1 + rng.below(28),
+                WORDS[rng.below(30) as usize],
+                WORDS[rng.below(30) as usize],
+                if places[i] == "00-Inbox" {
+                    "inbox"
+                } else {
+                    "filed"
+                }
+            ));
+            if places[i] == "00-Inbox" && rng.chance(60) {
+                let p = ["Alpha", "Beta", "Gamma"][rng.below(3) as usize];
+                text.push_str(&format!("project: \"[[{p}]]\"\n"));
+            }
+            if rng.chance(15) {
+                text.push_str(&format!("aliases: [{}]\n", words(&mut rng, 1)));
+            }
+            text.push_str("---\n");
+        }
+        text.push_str(&format!("# {}\n\n", names[i]));
+        for p in 0..(1 + rng.below(4)) {
+            let count = 20 + rng.below(40) as usize;
+            text.push_str(&words(&mut rng, count));
+            for _ in 0..rng.below(4) {
+                let target = rng.zipf(notes);
+                if rng.chance(5) {
+                    text.push_str(&format!(" [[Missing {}]]", rng.below(1000)));
+                } else if rng.chance(10) {
+                    text.push_str(&format!(" ![[{}]]", names[target]));
+                } else if rng.chance(20) {
+                    text.push_str(&format!(" [[{}|{}]]", names[target], words(&mut rng, 2)));
+                } else {
+                    text.push_str(&format!(" [[{}]]", names[target]));
+                }
+            }
+            if rng.chance(15) {
+                text.push_str(&format!(" #{}", WORDS[rng.below(30) as usize]));
+            }
+            text.push_str(".\n\n");
+            if p == 0 && rng.chance(10) {
+                text.push_str("```rust\nlet decoy = \"[[Not A Link]]\";\n```\n\n");
+            }
+            if p == 0 && rng.chance(5) {
+                text.push_str("%% [[Hidden decoy]] %%\n<!-- [[Another decoy]] -->\n\n");
+            }
+        }
+        if rng.chance(20) {
+            text.push_str(&format!(
+                "- [ ] {} 📅 2026-12-{:02}\n",
+                words(&mut rng, 4),
+                1 + rng.below(28)
+            ));
+        }
+        let mut path = format!("{}/{}.md", places[i], names[i]);
+        if !used.insert(path.to_lowercase()) {
+            path = format!("{}/{} {i}.md", places[i], names[i]);
+            used.insert(path.to_lowercase());
+        }
+        if places[i] == "00-Inbox" {
+            out.inbox += 1;
+        }
+        out.bytes += text.len() as u64;
+        std::fs::write(dir.join(&path), text)?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_seed_same_vault() {
+        let a = tempfile::tempdir().expect("tmp");
+        let b = tempfile::tempdir().expect("tmp");
+        generate(a.path(), 200, 7, 10).expect("gen");
+        generate(b.path(), 200, 7, 10).expect("gen");
+        let read = |d: &Path| {
+            let v = crate::vault::Vault::open(d).expect("open");
+            crate::vault::stats::VaultStats::of(&v)
+        };
+        let (sa, sb) = (read(a.path()), read(b.path()));
+        assert_eq!(sa, sb);
+        assert_eq!(sa.notes, 200);
+        assert!(
+            sa.wikilinks > 100 && sa.wikilinks_unresolved > 0 && sa.duplicate_name_groups > 0,
+            "{sa:?}"
+        );
+    }
+}
