@@ -77,7 +77,9 @@ fn row(what: &str, crew_t: Duration, base: &str, base_t: Duration) {
 
 fn bench_size(n: usize) {
     let dir = tempfile::tempdir().expect("tmp");
-    let g = crew::synth::generate(dir.path(), n, 42, 10).expect("generate");
+    // about 1,000 notes in the inbox at every size
+    let share = (100_000 / n.max(1)).clamp(1, 50) as u64;
+    let g = crew::synth::generate(dir.path(), n, 42, share).expect("generate");
     println!(
         "\n### {n} notes ({:.1} MB of Markdown, {} in the inbox)\n",
         g.bytes as f64 / 1e6,

@@ -316,6 +316,20 @@ pub fn ask(
             opts.lock_wait.unwrap_or_else(default_lock_wait),
         )?)
     };
+    if !opts.dry_run {
+        // the lock is ours: no crew writer is mid-write, so these were left by a killed run
+        for t in &vault.stale_temps {
+            match std::fs::remove_file(t) {
+                Ok(()) => tracing::info!(
+                    "removed a temporary file left by an interrupted run: {}",
+                    t.display()
+                ),
+                // gone already: another writer finished it while we waited for the lock
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => tracing::warn!("could not remove {}: {e}", t.display()),
+            }
+        }
+    }
     let journal = if opts.dry_run {
         Journal::in_memory()
     } else {

@@ -208,3 +208,28 @@ fn killed_maintenance_fix_keeps_every_note() {
         check_invariants(dir.path(), &format!("maintenance re-run {k}"));
     }
 }
+
+#[test]
+fn temporary_files_left_by_a_killed_run_are_removed_by_the_next_writer() {
+    let dir = tempfile::tempdir().expect("tmp");
+    build_vault(dir.path());
+    let stale = dir.path().join("00-Inbox/.crew-tmp-AbCdEf.part");
+    std::fs::write(&stale, "half a note").expect("write");
+    let keep = dir.path().join("00-Inbox/.my-own-hidden-file");
+    std::fs::write(&keep, "not crew's").expect("write");
+    assert!(
+        crew_cmd(dir.path(), &["vault", "stats"])
+            .status()
+            .expect("stats")
+            .success()
+    );
+    assert!(stale.exists(), "read-only commands remove nothing");
+    assert!(
+        crew_cmd(dir.path(), &["ask", "file my notes"])
+            .status()
+            .expect("run")
+            .success()
+    );
+    assert!(!stale.exists(), "the writer cleaned up");
+    assert!(keep.exists(), "other hidden files are left alone");
+}

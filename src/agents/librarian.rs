@@ -26,6 +26,9 @@ use crate::vault::{Frontmatter, Resolution, Vault};
 
 pub const REQUIRED_KEYS: &[&str] = &["type", "date", "tags", "status"];
 
+/// MinHash sketch size for near-duplicate candidates.
+const SKETCH: usize = 8;
+
 /// A broken link and the note it most likely meant.
 #[derive(Debug, Clone, Serialize)]
 pub struct BrokenLink {
@@ -241,28 +244,44 @@ pub fn audit(vault: &Vault, f: &Folders, today: chrono::NaiveDate) -> Audit {
         by_content.into_values().filter(|v| v.len() > 1).collect();
     identical.sort();
     let identical_set: BTreeSet<&String> = identical.iter().flatten().collect();
-    // near-duplicates: Jaccard similarity of word 3-shingles ≥ 70 %
-    for i in 0..shingle_sets.len() {
-        for j in i + 1..shingle_sets.len() {
-            let (pa, sa) = &shingle_sets[i];
-            let (pb, sb) = &shingle_sets[j];
-            if identical_set.contains(pa) && identical_set.contains(pb) {
-                continue;
+    // near-duplicates: Jaccard similarity of word 3-shingles ≥ 70 %. Candidate pairs come from
+    // bottom-8 MinHash sketches (two notes that similar share a sketch value unless a chance of
+    // about 0.3^8 < 0.01 % goes against them); only candidates get the exact comparison.
+    let mut buckets: HashMap<u64, Vec<usize>> = HashMap::new();
+    for (i, (_, set)) in shingle_sets.iter().enumerate() {
+        for h in set.iter().take(SKETCH) {
+            buckets.entry(*h).or_default().push(i);
+        }
+    }
+    let mut candidates: BTreeSet<(usize, usize)> = BTreeSet::new();
+    for members in buckets.values() {
+        if members.len() > 1 && members.len() <= 200 {
+            for x in 0..members.len() {
+                for y in x + 1..members.len() {
+                    candidates.insert((members[x], members[y]));
+                }
             }
-            let (small, big) = if sa.len() < sb.len() {
-                (sa, sb)
-            } else {
-                (sb, sa)
-            };
-            if (small.len() as f64) < 0.7 * big.len() as f64 {
-                continue;
-            }
-            let inter = small.intersection(big).count();
-            let union = sa.len() + sb.len() - inter;
-            let sim = (inter * 100 / union.max(1)) as u32;
-            if sim >= 70 {
-                a.near_duplicates.push((pa.clone(), pb.clone(), sim));
-            }
+        }
+    }
+    for (i, j) in candidates {
+        let (pa, sa) = &shingle_sets[i];
+        let (pb, sb) = &shingle_sets[j];
+        if identical_set.contains(pa) && identical_set.contains(pb) {
+            continue;
+        }
+        let (small, big) = if sa.len() < sb.len() {
+            (sa, sb)
+        } else {
+            (sb, sa)
+        };
+        if (small.len() as f64) < 0.7 * big.len() as f64 {
+            continue;
+        }
+        let inter = small.intersection(big).count();
+        let union = sa.len() + sb.len() - inter;
+        let sim = (inter * 100 / union.max(1)) as u32;
+        if sim >= 70 {
+            a.near_duplicates.push((pa.clone(), pb.clone(), sim));
         }
     }
     a.identical = identical;

@@ -679,7 +679,7 @@ impl Gate {
         let to = self.free_name(&wanted);
         let to = self.admit(&to)?;
 
-        let plan = plan_link_rewrites(&self.vault, &from, &to);
+        let plan = plan_link_rewrites(&mut self.vault, &from, &to);
         // Links are rewritten before the note moves: if crew is killed in between, the
         // links already name the new place and a re-run of the move completes the job
         // (moving first would leave links broken with nothing left to revisit them).
@@ -797,68 +797,123 @@ fn move_no_clobber(from: &Path, to: &Path) -> std::io::Result<()> {
 
 /// For a move `from → to`, the replacements each note needs so that every link keeps its
 /// target. Links already right after the move are left byte for byte as they are.
-pub fn plan_link_rewrites(vault: &Vault, from: &str, to: &str) -> Vec<(String, Vec<Replacement>)> {
-    let map = |p: &str| {
-        if p == from {
-            to.to_string()
-        } else {
-            p.to_string()
-        }
+///
+/// Only links that can change meaning are looked at: those whose target's leaf names the moved
+/// file (before or after), and all links of the moved note itself (its folder changes). The
+/// file table is renamed in place for the "after" view and renamed back.
+pub fn plan_link_rewrites(
+    vault: &mut Vault,
+    from: &str,
+    to: &str,
+) -> Vec<(String, Vec<Replacement>)> {
+    struct Candidate {
+        note: usize,
+        span: std::ops::Range<usize>,
+        target: String,
+        markdown: bool,
+        link: Option<super::markdown::WikiLink>,
+        fragment: Option<String>,
+        before: Option<String>,
+    }
+    let Some(moved) = vault.files.id_of(from) else {
+        return Vec::new();
     };
-    let new_paths: Vec<String> = vault.files.paths.iter().map(|p| map(p)).collect();
-    let after = FileTable::new(new_paths);
-    let mut plans = Vec::new();
-    for note in &vault.notes {
-        let new_note_path = map(&note.path);
-        let mut reps = Vec::new();
-        let mut check = |target: &str,
-                         span: std::ops::Range<usize>,
-                         render: &dyn Fn(&str) -> String,
-                         md: bool| {
-            let before = resolve_any(&vault.files, &note.path, target, md);
-            let Some(old_id) = before else { return };
-            let desired = map(&vault.files.paths[old_id]);
-            let now =
-                resolve_any(&after, &new_note_path, target, md).map(|id| after.paths[id].clone());
-            if now.as_deref() == Some(desired.as_str()) {
-                return;
+    let leaves = [Vault::leaf(from), Vault::leaf(to)];
+    let moved_note = vault.note_of_file(moved);
+    let mut cands: Vec<Candidate> = Vec::new();
+    for (n, note) in vault.notes.iter().enumerate() {
+        let own = Some(n) == moved_note;
+        for (li, link) in note.wikilinks.iter().enumerate() {
+            if !link.target.is_empty() && (own || leaves.contains(&vault.link_leaves[n][li])) {
+                cands.push(Candidate {
+                    note: n,
+                    span: link.span.clone(),
+                    target: link.target.clone(),
+                    markdown: false,
+                    link: Some(link.clone()),
+                    fragment: None,
+                    before: None,
+                });
             }
-            let new_target = if md {
-                best_markdown_target(&after, &new_note_path, &desired)
-            } else {
-                best_wikilink_target(&after, &new_note_path, &desired)
-            };
-            reps.push(Replacement {
-                range: span,
-                with: render(&new_target),
-            });
-        };
-        for link in note.wikilinks.iter().chain(&note.frontmatter_links) {
-            if link.target.is_empty() {
-                continue;
+        }
+        for link in &note.frontmatter_links {
+            if !link.target.is_empty() && (own || leaves.contains(&Vault::leaf(&link.target))) {
+                cands.push(Candidate {
+                    note: n,
+                    span: link.span.clone(),
+                    target: link.target.clone(),
+                    markdown: false,
+                    link: Some(link.clone()),
+                    fragment: None,
+                    before: None,
+                });
             }
-            check(
-                &link.target,
-                link.span.clone(),
-                &|t| edit::render_wikilink(link, t),
-                false,
-            );
         }
         for link in &note.markdown_links {
-            check(
-                &link.target,
-                link.dest_span.clone(),
-                &|t| match &link.fragment {
-                    Some(f) => format!("{t}#{f}"),
-                    None => t.to_string(),
-                },
-                true,
-            );
-        }
-        if !reps.is_empty() {
-            plans.push((new_note_path, reps));
+            if own || leaves.contains(&Vault::leaf(&link.target)) {
+                cands.push(Candidate {
+                    note: n,
+                    span: link.dest_span.clone(),
+                    target: link.target.clone(),
+                    markdown: true,
+                    link: None,
+                    fragment: link.fragment.clone(),
+                    before: None,
+                });
+            }
         }
     }
+    for c in &mut cands {
+        let path = &vault.notes[c.note].path;
+        c.before = resolve_any(&vault.files, path, &c.target, c.markdown).map(|id| {
+            if id == moved {
+                to.to_string()
+            } else {
+                vault.files.paths[id].clone()
+            }
+        });
+    }
+    vault.files.rename(moved, to);
+    let mut plans: Vec<(String, Vec<Replacement>)> = Vec::new();
+    for c in &cands {
+        let Some(desired) = &c.before else { continue };
+        let note_path = if Some(c.note) == moved_note {
+            to.to_string()
+        } else {
+            vault.notes[c.note].path.clone()
+        };
+        let now = resolve_any(&vault.files, &note_path, &c.target, c.markdown)
+            .map(|id| vault.files.paths[id].clone());
+        if now.as_deref() == Some(desired.as_str()) {
+            continue;
+        }
+        let with = if c.markdown {
+            let t = best_markdown_target(&vault.files, &note_path, desired);
+            match &c.fragment {
+                Some(f) => format!("{t}#{f}"),
+                None => t,
+            }
+        } else {
+            let t = best_wikilink_target(&vault.files, &note_path, desired);
+            c.link
+                .as_ref()
+                .map_or(t.clone(), |l| edit::render_wikilink(l, &t))
+        };
+        match plans.iter_mut().find(|(p, _)| *p == note_path) {
+            Some((_, reps)) => reps.push(Replacement {
+                range: c.span.clone(),
+                with,
+            }),
+            None => plans.push((
+                note_path,
+                vec![Replacement {
+                    range: c.span.clone(),
+                    with,
+                }],
+            )),
+        }
+    }
+    vault.files.rename(moved, from);
     plans
 }
 

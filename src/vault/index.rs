@@ -19,12 +19,30 @@ pub const FORMAT: u32 = 2;
 /// How close to the index's own time a modification must be to be distrusted.
 const RACY_NS: i128 = 2_000_000_000;
 
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct IndexFile {
     format: u32,
     crew_version: String,
     written_ns: i128,
     entries: Vec<Entry>,
+}
+
+/// The same layout as [`IndexFile`], borrowing the notes so saving copies nothing.
+#[derive(Serialize)]
+struct IndexFileRef<'a> {
+    format: u32,
+    crew_version: &'a str,
+    written_ns: i128,
+    entries: Vec<EntryRef<'a>>,
+}
+
+#[derive(Serialize)]
+pub struct EntryRef<'a> {
+    pub path: &'a str,
+    pub size: u64,
+    pub mtime_ns: i128,
+    pub ctime_ns: i128,
+    pub note: &'a Note,
 }
 
 #[derive(Serialize, Deserialize, Clone)]
@@ -74,6 +92,12 @@ impl Index {
         self.entries.is_empty()
     }
 
+    /// Takes the cached note for a file out of the index, if it can be trusted.
+    pub fn take(&mut self, path: &str, size: u64, mtime_ns: i128, ctime_ns: i128) -> Option<Note> {
+        self.get(path, size, mtime_ns, ctime_ns)?;
+        self.entries.remove(path).map(|e| e.note)
+    }
+
     /// The cached note for a file, if it can be trusted.
     pub fn get(&self, path: &str, size: u64, mtime_ns: i128, ctime_ns: i128) -> Option<&Note> {
         let e = self.entries.get(path)?;
@@ -86,17 +110,18 @@ impl Index {
     }
 }
 
-/// Writes the index atomically. Failing to write it never fails a command.
-pub fn save(path: &Path, entries: Vec<Entry>) {
-    let file = IndexFile {
+/// Writes the index atomically (without fsync: it is a cache, and a torn index is detected and
+/// rebuilt). Failing to write it never fails a command.
+pub fn save(path: &Path, entries: Vec<EntryRef<'_>>) {
+    let file = IndexFileRef {
         format: FORMAT,
-        crew_version: env!("CARGO_PKG_VERSION").to_string(),
+        crew_version: env!("CARGO_PKG_VERSION"),
         written_ns: now_ns(),
         entries,
     };
     match postcard::to_allocvec(&file) {
         Ok(bytes) => {
-            if let Err(e) = super::gate::atomic_write(path, &bytes, false) {
+            if let Err(e) = write_unsynced(path, &bytes) {
                 tracing::info!("could not write the index {}: {e}", path.display());
             }
         }
@@ -129,4 +154,16 @@ pub fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_nanos() as i128)
+}
+
+fn write_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".crew-tmp-")
+        .suffix(".part")
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
 }

@@ -48,6 +48,12 @@ pub struct Vault {
     file_note: HashMap<usize, usize>,
     /// Resolved links per note, parallel to `note.wikilinks`.
     pub resolved: Vec<Vec<Resolution>>,
+    /// The leaf ([`Vault::leaf`]) of each link target, parallel to `note.wikilinks`: a change to
+    /// a file can only affect the links naming its leaf.
+    pub link_leaves: Vec<Vec<String>>,
+    /// crew's own temporary files found by the walk (`.crew-tmp-*.part`): left by a run that
+    /// was killed mid-write; a writing run removes them once it holds the vault lock.
+    pub stale_temps: Vec<PathBuf>,
 }
 
 impl Vault {
@@ -77,10 +83,20 @@ impl Vault {
         }
         // (path, size, mtime) of every file; hidden entries and symlinks are not followed
         let mut listing: Vec<(String, u64, i128, i128)> = Vec::new();
+        let mut temps: Vec<PathBuf> = Vec::new();
         let walker = walkdir::WalkDir::new(root)
             .follow_links(false)
             .into_iter()
-            .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+            .filter_entry(|e| {
+                let name = e.file_name().to_string_lossy();
+                if name.starts_with(".crew-tmp-")
+                    && name.ends_with(".part")
+                    && e.file_type().is_file()
+                {
+                    temps.push(e.path().to_path_buf());
+                }
+                e.depth() == 0 || !name.starts_with('.')
+            });
         for entry in walker {
             let entry = match entry {
                 Ok(e) => e,
@@ -102,20 +118,28 @@ impl Vault {
         }
         listing.sort_by(|a, b| a.0.cmp(&b.0));
         let files = FileTable::new(listing.iter().map(|l| l.0.clone()).collect());
-        let cached = index_path.and_then(index::Index::load);
+        let mut cached = index_path.and_then(index::Index::load);
+        let cached_count = cached.as_ref().map_or(0, index::Index::len);
         let note_files: Vec<&(String, u64, i128, i128)> = listing
             .iter()
             .filter(|l| resolve::is_note_path(&l.0))
             .collect();
-        let parsed: Vec<Result<(Note, bool), VaultError>> = note_files
-            .par_iter()
+        // trusted notes move out of the index; the rest are read and parsed in parallel
+        let mut slots: Vec<Option<Note>> = note_files
+            .iter()
             .map(|(rel, size, mtime, ctime)| {
-                if let Some(n) = cached
-                    .as_ref()
-                    .and_then(|c| c.get(rel, *size, *mtime, *ctime))
-                {
-                    return Ok((n.clone(), false));
-                }
+                cached
+                    .as_mut()
+                    .and_then(|c| c.take(rel, *size, *mtime, *ctime))
+            })
+            .collect();
+        let todo: Vec<usize> = (0..note_files.len())
+            .filter(|&i| slots[i].is_none())
+            .collect();
+        let parsed: Vec<Result<(usize, Note), VaultError>> = todo
+            .par_iter()
+            .map(|&i| {
+                let (rel, _, mtime, _) = note_files[i];
                 let full = root.join(rel);
                 let bytes = std::fs::read(&full).map_err(|source| VaultError::Io {
                     path: full.clone(),
@@ -123,45 +147,38 @@ impl Vault {
                 })?;
                 let mut note = Note::parse(rel.clone(), &bytes);
                 note.modified = (*mtime / 1_000_000_000) as i64;
-                Ok((note, true))
+                Ok((i, note))
             })
             .collect();
-        let mut notes = Vec::with_capacity(parsed.len());
-        let mut fresh = 0;
+        let fresh = parsed.len();
         for p in parsed {
-            let (note, was_parsed) = p?;
-            fresh += usize::from(was_parsed);
-            notes.push(note);
+            let (i, note) = p?;
+            slots[i] = Some(note);
         }
-        if let Some(path) = index_path {
-            let stale = cached
-                .as_ref()
-                .is_none_or(|c| fresh > 0 || c.len() != note_files.len());
-            if stale {
-                let entries = note_files
-                    .iter()
-                    .zip(&notes)
-                    .map(|((rel, size, mtime, ctime), note)| index::Entry {
-                        path: rel.clone(),
-                        size: *size,
-                        mtime_ns: *mtime,
-                        ctime_ns: *ctime,
-                        note: note.clone(),
-                    })
-                    .collect();
-                index::save(path, entries);
-            }
+        let notes: Vec<Note> = slots.into_iter().flatten().collect();
+        if let Some(path) = index_path
+            && (cached.is_none() || fresh > 0 || cached_count != note_files.len())
+        {
+            let entries = note_files
+                .iter()
+                .zip(&notes)
+                .map(|((rel, size, mtime, ctime), note)| index::EntryRef {
+                    path: rel,
+                    size: *size,
+                    mtime_ns: *mtime,
+                    ctime_ns: *ctime,
+                    note,
+                })
+                .collect();
+            index::save(path, entries);
         }
         let note_file_ids = notes
             .iter()
             .map(|n| files.id_of(&n.path).unwrap_or(0))
             .collect();
-        Ok(Vault::from_parts(
-            root.to_path_buf(),
-            files,
-            notes,
-            note_file_ids,
-        ))
+        let mut vault = Vault::from_parts(root.to_path_buf(), files, notes, note_file_ids);
+        vault.stale_temps = temps;
+        Ok(vault)
     }
 
     /// Builds a vault from notes held in memory (used by tests and by tools that plan changes).
@@ -189,6 +206,10 @@ impl Vault {
                     .collect()
             })
             .collect();
+        let link_leaves = notes
+            .iter()
+            .map(|n| n.wikilinks.iter().map(|l| Vault::leaf(&l.target)).collect())
+            .collect();
         Vault {
             root,
             notes,
@@ -196,6 +217,8 @@ impl Vault {
             note_file_ids: ids,
             file_note,
             resolved,
+            link_leaves,
+            stale_temps: Vec::new(),
         }
     }
 
@@ -284,7 +307,7 @@ impl Vault {
 
     /// The lower-cased last segment of a link target or a path, without `.md`: resolution only
     /// ever matches a target against files with this leaf.
-    fn leaf(s: &str) -> String {
+    pub fn leaf(s: &str) -> String {
         let last = s.rsplit('/').next().unwrap_or(s).trim().to_lowercase();
         last.strip_suffix(".md").map(str::to_string).unwrap_or(last)
     }
@@ -293,7 +316,7 @@ impl Vault {
     fn reresolve_leaves(&mut self, leaves: &[String]) {
         for (n, note) in self.notes.iter().enumerate() {
             for (li, link) in note.wikilinks.iter().enumerate() {
-                if !link.target.is_empty() && leaves.contains(&Vault::leaf(&link.target)) {
+                if !link.target.is_empty() && leaves.contains(&self.link_leaves[n][li]) {
                     self.resolved[n][li] = self.files.resolve(&note.path, &link.target);
                 }
             }
@@ -302,6 +325,11 @@ impl Vault {
 
     fn resolve_note(&mut self, n: usize) {
         let note = &self.notes[n];
+        self.link_leaves[n] = note
+            .wikilinks
+            .iter()
+            .map(|l| Vault::leaf(&l.target))
+            .collect();
         self.resolved[n] = note
             .wikilinks
             .iter()
@@ -332,6 +360,7 @@ impl Vault {
                 self.note_file_ids.push(id);
                 self.file_note.insert(id, n);
                 self.resolved.push(Vec::new());
+                self.link_leaves.push(Vec::new());
                 self.resolve_note(n);
                 self.reresolve_leaves(&[leaf]);
             }
