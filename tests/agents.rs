@@ -316,3 +316,47 @@ fn skills_keep_their_source_agents_postit() {
     );
     assert!(!v.path().join("Meta/states/tag-garden.md").exists());
 }
+
+#[test]
+fn smart_batch_clusters_files_and_cross_links_on_request() {
+    let files = [
+        ("01-Projects/Alpha/_index.md", "---\ntype: project\n---\n"),
+        ("05-People/Ana.md", "person"),
+        (
+            "00-Inbox/Kickoff.md",
+            "---\nproject: \"[[Alpha]]\"\n---\nwith [[Ana]]",
+        ),
+        (
+            "00-Inbox/Budget.md",
+            "---\nproject: \"[[Alpha]]\"\n---\nnumbers",
+        ),
+        (
+            "00-Inbox/Call.md",
+            "---\ntype: note\n---\ntalked to [[Ana]]",
+        ),
+        ("00-Inbox/Alone.md", "---\ntype: note\n---\nnothing shared"),
+    ];
+    let v = vault(&files);
+    let out = output(&ask(v.path(), &["--dry-run", "smart batch"]), 0);
+    assert!(out.contains("## Smart batch — 1 cluster"), "{out}");
+    assert!(
+        out.contains("3 notes: mention [[Ana]]; project: Alpha"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("- Alone\n"),
+        "a note sharing nothing is in no cluster: {out}"
+    );
+    assert!(
+        out.contains("Budget → 01-Projects/Alpha"),
+        "the batch is filed too: {out}"
+    );
+    let v = vault(&files);
+    ask(v.path(), &["smart batch and apply"]);
+    let budget =
+        std::fs::read_to_string(v.path().join("01-Projects/Alpha/Budget.md")).expect("filed");
+    assert!(
+        budget.contains("## Related\n- [[Call]]\n- [[Kickoff]]"),
+        "{budget}"
+    );
+}

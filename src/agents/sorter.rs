@@ -397,7 +397,156 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     ]) {
         return Ok(priority_triage(ctx));
     }
+    if ctx.asks(&["smart batch", "batch sort", "batch"]) {
+        return smart_batch(ctx);
+    }
     triage(ctx, "sorter")
+}
+
+/// Groups inbox notes that belong together: linked to each other, naming the same project or
+/// area, linking to the same person, or dated the same day. Returns clusters of 2+ notes as
+/// (paths, reasons), largest first.
+pub fn clusters(ctx: &Ctx) -> Vec<(Vec<String>, Vec<String>)> {
+    fn find(p: &mut [usize], x: usize) -> usize {
+        let mut r = x;
+        while p[r] != r {
+            r = p[r];
+        }
+        p[x] = r;
+        r
+    }
+    fn join(p: &mut [usize], r: &mut [BTreeSet<String>], a: usize, b: usize, why: &str) {
+        r[a].insert(why.to_string());
+        r[b].insert(why.to_string());
+        let (ra, rb) = (find(p, a), find(p, b));
+        if ra != rb {
+            p[ra] = rb;
+        }
+    }
+    let vault = ctx.gate.vault();
+    let idx = inbox_notes(ctx);
+    let mut parent: Vec<usize> = (0..idx.len()).collect();
+    let mut reasons: Vec<BTreeSet<String>> = vec![BTreeSet::new(); idx.len()];
+    let people = format!("{}/", ctx.config.folders.people);
+    let mut keys: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (k, &i) in idx.iter().enumerate() {
+        let n = &vault.notes[i];
+        for key in ["project", "area"] {
+            if let Some(v) = n.property_str(key) {
+                keys.entry(format!("{key}: {}", link_value_name(&v)))
+                    .or_default()
+                    .push(k);
+            }
+        }
+        if let Some(d) = n.property_str("date").and_then(|d| common::parse_date(&d)) {
+            keys.entry(format!("same day {d}")).or_default().push(k);
+        }
+        for r in &vault.resolved[i] {
+            if let Some(t) = r.file().and_then(|f| vault.note_of_file(f)) {
+                if vault.notes[t].path.starts_with(&people) {
+                    keys.entry(format!("mention [[{}]]", vault.notes[t].name()))
+                        .or_default()
+                        .push(k);
+                }
+                if let Some(other) = idx.iter().position(|&x| x == t)
+                    && other != k
+                {
+                    join(&mut parent, &mut reasons, k, other, "linked to each other");
+                }
+            }
+        }
+    }
+    for (why, members) in &keys {
+        for w in members.windows(2) {
+            join(&mut parent, &mut reasons, w[0], w[1], why);
+        }
+    }
+    let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for k in 0..idx.len() {
+        let root = find(&mut parent, k);
+        groups.entry(root).or_default().push(k);
+    }
+    let mut out: Vec<(Vec<String>, Vec<String>)> = groups
+        .into_values()
+        .filter(|g| g.len() >= 2)
+        .map(|g| {
+            let why: BTreeSet<String> =
+                g.iter().flat_map(|&k| reasons[k].iter().cloned()).collect();
+            (
+                g.iter()
+                    .map(|&k| vault.notes[idx[k]].path.clone())
+                    .collect(),
+                why.into_iter().collect(),
+            )
+        })
+        .collect();
+    out.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(&b.0)));
+    out
+}
+
+fn stem_of(path: &str) -> String {
+    path.rsplit('/')
+        .next()
+        .unwrap_or(path)
+        .trim_end_matches(".md")
+        .to_string()
+}
+
+/// Smart batch: show the clusters, cross-link them when asked to apply, then file the inbox.
+fn smart_batch(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+    let groups = clusters(ctx);
+    let apply = ctx.apply || ctx.asks(&["apply", "cross link", "link them"]);
+    let mut head = format!(
+        "## Smart batch — {} cluster{}\n\n",
+        groups.len(),
+        if groups.len() == 1 { "" } else { "s" }
+    );
+    for (n, (paths, why)) in groups.iter().enumerate() {
+        head.push_str(&format!(
+            "### Cluster {} ({} notes: {})\n",
+            n + 1,
+            paths.len(),
+            why.join("; ")
+        ));
+        for p in paths {
+            head.push_str(&format!("- {}\n", stem_of(p)));
+        }
+        head.push('\n');
+        if !apply {
+            continue;
+        }
+        for p in paths {
+            let text = ctx.gate.read_text(p).unwrap_or_default();
+            let missing: Vec<String> = paths
+                .iter()
+                .filter(|o| *o != p)
+                .map(|o| stem_of(o))
+                .filter(|o| !text.contains(&format!("[[{o}")))
+                .collect();
+            if missing.is_empty() {
+                continue;
+            }
+            let section: String = missing.iter().map(|o| format!("- [[{o}]]\n")).collect();
+            ctx.gate
+                .edit(p, "smart batch: cross-link the cluster", |t| {
+                    let mut s = t.to_string();
+                    if !s.ends_with('\n') {
+                        s.push('\n');
+                    }
+                    s.push_str(&format!("\n## Related\n{section}"));
+                    s
+                })?;
+            common::log_change(ctx, "sorter", &format!("cross-linked {p} with its batch"))?;
+        }
+    }
+    if !groups.is_empty() && !apply {
+        head.push_str(
+            "Say \"smart batch and apply\" to cross-link each cluster before filing.\n\n",
+        );
+    }
+    let mut filed = triage(ctx, "sorter")?;
+    filed.text = format!("{head}{}", filed.text);
+    Ok(filed)
 }
 
 fn inbox_notes(ctx: &Ctx) -> Vec<usize> {
