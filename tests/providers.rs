@@ -444,3 +444,35 @@ fn model_only_agents_run_when_a_tier_is_mapped() {
         .success()
         .stdout(predicate::str::contains("Meeting summary"));
 }
+
+#[test]
+fn doctor_probes_local_servers_and_checks_keys() {
+    let listening = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let open_port = listening.local_addr().expect("addr").port();
+    let closed_port = TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let v = scratch();
+    std::fs::create_dir_all(v.path().join(".crew")).expect("mkdir");
+    std::fs::write(
+        v.path().join(".crew/config.yaml"),
+        "models:\n  low: ollama/llama3.2\n  high: claude-opus-4-1\n",
+    )
+    .expect("config");
+    let mut cmd = crew(v.path());
+    cmd.env("OLLAMA_HOST", format!("127.0.0.1:{open_port}"))
+        .env("ANTHROPIC_API_KEY", "k");
+    cmd.arg("doctor").assert().success().stdout(
+        predicate::str::contains("answers").and(predicate::str::contains("ANTHROPIC_API_KEY set")),
+    );
+    let mut cmd = crew(v.path());
+    cmd.env("OLLAMA_HOST", format!("127.0.0.1:{closed_port}"))
+        .env_remove("ANTHROPIC_API_KEY");
+    cmd.arg("doctor").assert().code(1).stdout(
+        predicate::str::contains("does NOT answer")
+            .and(predicate::str::contains("ANTHROPIC_API_KEY NOT SET")),
+    );
+    drop(listening);
+}

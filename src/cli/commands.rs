@@ -401,19 +401,6 @@ pub fn log(g: &Global, last: usize) -> anyhow::Result<u8> {
     Ok(0)
 }
 
-fn provider_of(id: &str) -> (&'static str, Vec<&'static str>) {
-    let l = id.to_ascii_lowercase();
-    if l.starts_with("claude-") {
-        ("anthropic", vec!["ANTHROPIC_API_KEY"])
-    } else if l.starts_with("gemini-") {
-        ("gemini", vec!["GEMINI_API_KEY", "GOOGLE_API_KEY"])
-    } else if l.starts_with("ollama/") {
-        ("ollama", vec![])
-    } else {
-        ("openai", vec!["OPENAI_API_KEY"])
-    }
-}
-
 pub fn doctor(g: &Global) -> anyhow::Result<u8> {
     let vault_path = g.vault_path();
     let mut problems = 0;
@@ -464,25 +451,31 @@ pub fn doctor(g: &Global) -> anyhow::Result<u8> {
     lines.push(format!("folders     {}", folders.join(", ")));
     for tier in ["low", "mid", "high"] {
         match crew.config.models.get(tier) {
-            Some(id) => {
-                let (provider, keys) = provider_of(id);
-                let key = if keys.is_empty() {
-                    format!(
-                        "OLLAMA_HOST={}",
-                        std::env::var("OLLAMA_HOST")
-                            .unwrap_or_else(|_| "http://localhost:11434".into())
-                    )
-                } else if keys
-                    .iter()
-                    .any(|k| std::env::var(k).is_ok_and(|v| !v.is_empty()))
-                {
-                    format!("{} set", keys.join("/"))
-                } else {
+            Some(id) => match crew::model::http::check(id, &crew.config) {
+                Ok(c) => {
+                    let key = match c.key_set {
+                        Some(true) => format!("{} set", c.key_var),
+                        Some(false) => format!("{} NOT SET", c.key_var),
+                        None => "no key needed".into(),
+                    };
+                    let server = match c.reachable {
+                        Some(true) => format!("; server at {} answers", c.base_url),
+                        Some(false) => format!("; server at {} does NOT answer", c.base_url),
+                        None => format!("; {}", c.base_url),
+                    };
+                    if !c.ok() {
+                        problems += 1;
+                    }
+                    lines.push(format!(
+                        "tier {tier:<6} {id} via {}; {key}{server}",
+                        c.provider
+                    ));
+                }
+                Err(e) => {
                     problems += 1;
-                    format!("{} NOT SET", keys.join(" or "))
-                };
-                lines.push(format!("tier {tier:<6} {id} via {provider}; {key}"));
-            }
+                    lines.push(format!("tier {tier:<6} {id}: {e}"));
+                }
+            },
             None => lines.push(format!(
                 "tier {tier:<6} no model: agents of this tier run natively"
             )),

@@ -137,6 +137,68 @@ impl Endpoint {
     }
 }
 
+/// What `crew doctor` reports for one model id.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Check {
+    pub model: String,
+    pub provider: String,
+    pub base_url: String,
+    /// Whether the key is set (`None`: the provider needs none).
+    pub key_set: Option<bool>,
+    pub key_var: String,
+    /// Whether a local server answered a TCP connection (`None`: a cloud provider, not probed).
+    pub reachable: Option<bool>,
+}
+
+impl Check {
+    pub fn ok(&self) -> bool {
+        self.key_set != Some(false) && self.reachable != Some(false)
+    }
+}
+
+/// Checks a model id's provider, key and — for local servers (Ollama, `openai/…`) — whether the
+/// server accepts a connection within a second. Cloud providers are not contacted.
+pub fn check(model_id: &str, config: &CrewConfig) -> Result<Check, ModelError> {
+    let (provider, _) = Provider::of(model_id)?;
+    let env = |k: &str| std::env::var(k).ok();
+    let endpoint = Endpoint::resolve(provider, config, &env);
+    let local = provider == Provider::Ollama || model_id.starts_with("openai/");
+    let reachable = local.then(|| {
+        let hostport = endpoint
+            .base_url
+            .split("://")
+            .nth(1)
+            .unwrap_or(&endpoint.base_url)
+            .split('/')
+            .next()
+            .unwrap_or("")
+            .to_string();
+        let with_port = if hostport.contains(':') {
+            hostport
+        } else if endpoint.base_url.starts_with("https") {
+            format!("{hostport}:443")
+        } else {
+            format!("{hostport}:80")
+        };
+        use std::net::ToSocketAddrs;
+        with_port
+            .to_socket_addrs()
+            .ok()
+            .and_then(|mut a| a.next())
+            .is_some_and(|addr| {
+                std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(1)).is_ok()
+            })
+    });
+    Ok(Check {
+        model: model_id.to_string(),
+        provider: provider.name().to_string(),
+        base_url: endpoint.base_url.clone(),
+        key_set: (!local).then(|| endpoint.has_key()),
+        key_var: endpoint.key_var.clone(),
+        reachable,
+    })
+}
+
 /// Encodes a request in the provider's wire format: (URL path after the base, body).
 pub fn encode(provider: Provider, req: &ChatRequest) -> (String, Value) {
     match provider {
