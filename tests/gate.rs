@@ -183,7 +183,7 @@ fn a_read_only_folder_fails_cleanly_with_the_original_intact() {
         // running as root: permissions do not stop writes; nothing to prove here
         let _ = std::fs::remove_file(ro.join("probe"));
         std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-        eprintln!("SKIPPED: read-only folders are writable for this user (root)");
+        common::skipped("read-only folders are writable for this user (root)");
         return;
     }
     let mut g = gate_on(v.path(), Journal::in_memory());

@@ -12,8 +12,8 @@ fn servers() -> Option<(String, String)> {
     ) {
         (Ok(p), Ok(t)) if !p.is_empty() && !t.is_empty() => Some((p, t)),
         _ => {
-            eprintln!(
-                "SKIPPED: CREW_KATAN_PLAIN / CREW_KATAN_TOOLS are not set (.ci/run starts llm-katan and sets them)"
+            common::skipped(
+                "CREW_KATAN_PLAIN / CREW_KATAN_TOOLS are not set (.ci/run starts llm-katan and sets them)",
             );
             None
         }

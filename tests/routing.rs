@@ -26,7 +26,9 @@ fn cases() -> Option<Vec<(String, String, String)>> {
 
 fn check_corpus(crew: &Crew, label: &str, transform: impl Fn(&str) -> String) {
     let Some(cases) = cases() else {
-        eprintln!("SKIPPED: ../shared is absent, so the routing corpus did not run ({label})");
+        common::skipped(&format!(
+            "../shared is absent, so the routing corpus did not run ({label})"
+        ));
         return;
     };
     assert_eq!(cases.len(), 513);

@@ -18,7 +18,7 @@ fn n(v: &serde_json::Value, key: &str) -> i64 {
 #[test]
 fn obsidian_help_corpus_matches_expected_figures() {
     let Some(shared) = shared() else {
-        eprintln!("SKIPPED: ../shared is absent, so the obsidian-help-en corpus check did not run");
+        common::skipped("../shared is absent, so the obsidian-help-en corpus check did not run");
         return;
     };
     let expected: serde_json::Value = serde_json::from_str(

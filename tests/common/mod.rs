@@ -76,3 +76,10 @@ pub fn snapshot(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     }
     out
 }
+
+/// Says a test skipped part of its work, visibly: libtest captures `eprintln!` of passing
+/// tests, but not writes to the stderr handle itself.
+pub fn skipped(why: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
+}
