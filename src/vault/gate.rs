@@ -820,33 +820,26 @@ pub fn plan_link_rewrites(
     };
     let leaves = [Vault::leaf(from), Vault::leaf(to)];
     let moved_note = vault.note_of_file(moved);
+    let wiki = |n: usize, link: &super::markdown::WikiLink| Candidate {
+        note: n,
+        span: link.span.clone(),
+        target: link.target.clone(),
+        markdown: false,
+        link: Some(link.clone()),
+        fragment: None,
+        before: None,
+    };
     let mut cands: Vec<Candidate> = Vec::new();
     for (n, note) in vault.notes.iter().enumerate() {
         let own = Some(n) == moved_note;
         for (li, link) in note.wikilinks.iter().enumerate() {
             if !link.target.is_empty() && (own || leaves.contains(&vault.link_leaves[n][li])) {
-                cands.push(Candidate {
-                    note: n,
-                    span: link.span.clone(),
-                    target: link.target.clone(),
-                    markdown: false,
-                    link: Some(link.clone()),
-                    fragment: None,
-                    before: None,
-                });
+                cands.push(wiki(n, link));
             }
         }
         for link in &note.frontmatter_links {
             if !link.target.is_empty() && (own || leaves.contains(&Vault::leaf(&link.target))) {
-                cands.push(Candidate {
-                    note: n,
-                    span: link.span.clone(),
-                    target: link.target.clone(),
-                    markdown: false,
-                    link: Some(link.clone()),
-                    fragment: None,
-                    before: None,
-                });
+                cands.push(wiki(n, link));
             }
         }
         for link in &note.markdown_links {
