@@ -197,8 +197,10 @@ impl Vault {
 
     fn from_parts(root: PathBuf, files: FileTable, notes: Vec<Note>, ids: Vec<usize>) -> Vault {
         let file_note = ids.iter().enumerate().map(|(n, &f)| (f, n)).collect();
+        use rayon::prelude::*;
+        // each note's links resolve independently against the shared table
         let resolved = notes
-            .iter()
+            .par_iter()
             .map(|n| {
                 n.wikilinks
                     .iter()
