@@ -5,18 +5,6 @@ mod common;
 use common::{crew, crew_bare, json_of, snapshot, vault};
 use predicates::prelude::*;
 
-/// A sample vault made by `crew init --samples`.
-fn sample_vault() -> assert_fs::TempDir {
-    let dir = assert_fs::TempDir::new().expect("tmp");
-    crew_bare()
-        .arg("init")
-        .arg("--samples")
-        .arg(dir.path())
-        .assert()
-        .success();
-    dir
-}
-
 fn read(dir: &std::path::Path, p: &str) -> String {
     std::fs::read_to_string(dir.join(p)).unwrap_or_else(|e| panic!("{p}: {e}"))
 }
@@ -36,7 +24,7 @@ fn route_json_shape() {
 
 #[test]
 fn triage_files_notes_rewrites_links_and_chains() {
-    let dir = sample_vault();
+    let dir = common::sample_vault();
     let v = dir.path();
     let out = json_of(crew(v).args(["ask", "--json", "file these notes"]));
     assert_eq!(out["route"]["name"], "inbox-triage");
@@ -127,7 +115,7 @@ fn triage_files_notes_rewrites_links_and_chains() {
 
 #[test]
 fn dry_run_changes_nothing_and_shows_the_plan() {
-    let dir = sample_vault();
+    let dir = common::sample_vault();
     let before = snapshot(dir.path());
     crew(dir.path())
         .args(["ask", "--dry-run", "file these notes"])
@@ -272,7 +260,7 @@ fn model_only_agents_explain_what_to_configure() {
 
 #[test]
 fn maintain_writes_a_report_and_signals_attention() {
-    let dir = sample_vault();
+    let dir = common::sample_vault();
     crew(dir.path())
         .args(["maintain"])
         .assert()

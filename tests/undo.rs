@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{crew, crew_bare, snapshot};
+use common::{crew, snapshot};
 use predicates::prelude::*;
 
 /// The vault's own files: what a user sees, crew's state folder left out.
@@ -32,20 +32,9 @@ fn dirs(root: &std::path::Path) -> Vec<String> {
     out
 }
 
-fn sample() -> assert_fs::TempDir {
-    let dir = assert_fs::TempDir::new().expect("tmp");
-    crew_bare()
-        .arg("init")
-        .arg("--samples")
-        .arg(dir.path())
-        .assert()
-        .success();
-    dir
-}
-
 #[test]
 fn a_triage_with_moves_edits_creates_and_folders_undoes_exactly() {
-    let dir = sample();
+    let dir = common::sample_vault();
     let v = dir.path();
     let before = notes(v);
     let before_dirs = dirs(v);
@@ -73,7 +62,7 @@ fn a_triage_with_moves_edits_creates_and_folders_undoes_exactly() {
 
 #[test]
 fn maintenance_fixes_and_reports_undo() {
-    let dir = sample();
+    let dir = common::sample_vault();
     let v = dir.path();
     let before = notes(v);
     crew(v).args(["maintain", "--fix"]).assert().code(1);
@@ -84,7 +73,7 @@ fn maintenance_fixes_and_reports_undo() {
 
 #[test]
 fn capture_and_custom_agent_creation_undo() {
-    let dir = sample();
+    let dir = common::sample_vault();
     let v = dir.path();
     let before = notes(v);
     crew(v)
@@ -104,7 +93,7 @@ fn capture_and_custom_agent_creation_undo() {
 
 #[test]
 fn a_note_changed_since_the_run_makes_undo_refuse() {
-    let dir = sample();
+    let dir = common::sample_vault();
     let v = dir.path();
     crew(v).args(["ask", "file these notes"]).assert().success();
     let moved = v.join("01-Projects/Kitchen Renovation/Tile options.md");
@@ -120,7 +109,7 @@ fn a_note_changed_since_the_run_makes_undo_refuse() {
 
 #[test]
 fn a_specific_run_by_id() {
-    let dir = sample();
+    let dir = common::sample_vault();
     let v = dir.path();
     crew(v)
         .args(["ask", "quick note: first"])

@@ -78,14 +78,37 @@ impl ModelSpec {
 
 /// Whether a model id has a prefix crew knows how to reach.
 pub fn known_model_prefix(id: &str) -> bool {
-    let id = id.to_ascii_lowercase();
-    id.starts_with("claude-")
-        || id.starts_with("gpt-")
-        || id.starts_with("gemini-")
-        || id.starts_with("ollama/")
-        || id.starts_with("openai/")
-        || id.starts_with("chatgpt-")
-        || (id.starts_with('o') && id[1..].starts_with(|c: char| c.is_ascii_digit()))
+    provider_family(id).is_some()
+}
+
+/// The provider family a model id names by its prefix, and the model name to send to it:
+/// `claude-…` → anthropic, `gpt-…`/`chatgpt-…`/`o<digit>…` → openai, `openai/<m>` → openai
+/// (any compatible server), `gemini-…` → gemini, `ollama/<m>` → ollama. The one place these
+/// rules live: validation and the model runtime both ask here.
+pub fn provider_family(id: &str) -> Option<(&'static str, &str)> {
+    let id = id.trim();
+    let lower = id.to_ascii_lowercase();
+    for (prefix, family) in [("ollama/", "ollama"), ("openai/", "openai")] {
+        if lower.starts_with(prefix) {
+            return Some((family, &id[prefix.len()..]));
+        }
+    }
+    if lower.starts_with("claude-") {
+        Some(("anthropic", id))
+    } else if lower.starts_with("gemini-") {
+        Some(("gemini", id))
+    } else if lower.starts_with("gpt-") || lower.starts_with("chatgpt-") || is_o_series(&lower) {
+        Some(("openai", id))
+    } else {
+        None
+    }
+}
+
+/// OpenAI's reasoning models (`o1`, `o3-mini`, …), which take `max_completion_tokens` and no
+/// temperature.
+pub fn is_o_series(id: &str) -> bool {
+    let mut chars = id.chars();
+    matches!(chars.next(), Some('o' | 'O')) && chars.next().is_some_and(|c| c.is_ascii_digit())
 }
 
 /// Generation settings passed to a model.

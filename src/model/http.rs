@@ -31,26 +31,15 @@ impl Provider {
     /// `gpt-…`/`o<digit>…`/`chatgpt-…` → OpenAI, `openai/<model>` → any OpenAI-compatible
     /// server, `gemini-…` → Gemini, `ollama/<model>` → Ollama.
     pub fn of(model_id: &str) -> Result<(Provider, String), ModelError> {
-        let id = model_id.trim();
-        let lower = id.to_ascii_lowercase();
-        if let Some(rest) = id.strip_prefix("ollama/") {
-            return Ok((Provider::Ollama, rest.to_string()));
-        }
-        if let Some(rest) = id.strip_prefix("openai/") {
-            return Ok((Provider::OpenAi, rest.to_string()));
-        }
-        if lower.starts_with("claude-") {
-            return Ok((Provider::Anthropic, id.to_string()));
-        }
-        if lower.starts_with("gemini-") {
-            return Ok((Provider::Gemini, id.to_string()));
-        }
-        let o_series =
-            lower.starts_with('o') && lower[1..].starts_with(|c: char| c.is_ascii_digit());
-        if lower.starts_with("gpt-") || lower.starts_with("chatgpt-") || o_series {
-            return Ok((Provider::OpenAi, id.to_string()));
-        }
-        Err(ModelError::UnknownPrefix(id.to_string()))
+        let (family, model) = crate::crew::definition::provider_family(model_id)
+            .ok_or_else(|| ModelError::UnknownPrefix(model_id.trim().to_string()))?;
+        let provider = match family {
+            "anthropic" => Provider::Anthropic,
+            "gemini" => Provider::Gemini,
+            "ollama" => Provider::Ollama,
+            _ => Provider::OpenAi,
+        };
+        Ok((provider, model.to_string()))
     }
 
     /// Environment variables holding the key, in the order they are read.
@@ -137,6 +126,14 @@ impl Endpoint {
     }
 }
 
+/// A model served by a local server (Ollama, or an OpenAI-compatible one named `openai/…`):
+/// it needs no key, and `doctor` may probe it.
+fn is_local_server(model_id: &str) -> bool {
+    crate::crew::definition::provider_family(model_id).is_some_and(|(family, model)| {
+        family == "ollama" || (family == "openai" && model.len() < model_id.trim().len())
+    })
+}
+
 /// What `crew doctor` reports for one model id.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Check {
@@ -162,7 +159,7 @@ pub fn check(model_id: &str, config: &CrewConfig) -> Result<Check, ModelError> {
     let (provider, _) = Provider::of(model_id)?;
     let env = |k: &str| std::env::var(k).ok();
     let endpoint = Endpoint::resolve(provider, config, &env);
-    let local = provider == Provider::Ollama || model_id.starts_with("openai/");
+    let local = is_local_server(model_id);
     let reachable = local.then(|| {
         let hostport = endpoint
             .base_url
@@ -197,6 +194,24 @@ pub fn check(model_id: &str, config: &CrewConfig) -> Result<Check, ModelError> {
         key_var: endpoint.key_var.clone(),
         reachable,
     })
+}
+
+/// Appends a turn, merging it into the previous one when both have the same role (Anthropic and
+/// Gemini require roles to alternate). `key` names the array holding the turn's parts.
+fn push_turn(turns: &mut Vec<Value>, role: &str, key: &str, parts: Vec<Value>) {
+    match turns.last_mut() {
+        Some(last) if last["role"] == role => {
+            if let Some(a) = last[key].as_array_mut() {
+                a.extend(parts);
+            }
+        }
+        _ => {
+            let mut turn = serde_json::Map::new();
+            turn.insert("role".into(), Value::String(role.to_string()));
+            turn.insert(key.into(), Value::Array(parts));
+            turns.push(Value::Object(turn));
+        }
+    }
 }
 
 /// Encodes a request in the provider's wire format: (URL path after the base, body).
@@ -262,8 +277,7 @@ pub fn encode(provider: Provider, req: &ChatRequest) -> (String, Value) {
                 }
                 ("/api/chat".into(), body)
             } else {
-                let reasoning = req.model.starts_with('o')
-                    && req.model[1..].starts_with(|c: char| c.is_ascii_digit());
+                let reasoning = crate::crew::definition::is_o_series(&req.model);
                 if let Some(n) = req.settings.max_output_tokens {
                     body[if reasoning {
                         "max_completion_tokens"
@@ -298,17 +312,11 @@ pub fn encode(provider: Provider, req: &ChatRequest) -> (String, Value) {
                         json!([{"type": "tool_result", "tool_use_id": id, "content": content}]),
                     ),
                 };
-                // consecutive turns of one role are merged, as the API requires alternation
-                match messages.last_mut() {
-                    Some(last) if last["role"] == role => {
-                        if let (Some(a), Some(b)) =
-                            (last["content"].as_array_mut(), content.as_array())
-                        {
-                            a.extend(b.iter().cloned());
-                        }
-                    }
-                    _ => messages.push(json!({"role": role, "content": content})),
-                }
+                let blocks = match content {
+                    Value::Array(blocks) => blocks,
+                    other => vec![other],
+                };
+                push_turn(&mut messages, role, "content", blocks);
             }
             let mut body = json!({
                 "model": req.model,
@@ -351,14 +359,7 @@ pub fn encode(provider: Provider, req: &ChatRequest) -> (String, Value) {
                         ],
                     ),
                 };
-                match contents.last_mut() {
-                    Some(last) if last["role"] == role => {
-                        if let Some(a) = last["parts"].as_array_mut() {
-                            a.extend(parts);
-                        }
-                    }
-                    _ => contents.push(json!({"role": role, "parts": parts})),
-                }
+                push_turn(&mut contents, role, "parts", parts);
             }
             let mut body = json!({
                 "systemInstruction": {"parts": [{"text": req.system}]},
@@ -539,7 +540,7 @@ impl HttpBackend {
         let (provider, model) = Provider::of(model_id)?;
         let env = |k: &str| std::env::var(k).ok();
         let endpoint = Endpoint::resolve(provider, config, &env);
-        let local = provider == Provider::Ollama || model_id.starts_with("openai/");
+        let local = is_local_server(model_id);
         if !endpoint.has_key() && !local {
             return Err(ModelError::MissingKey {
                 provider: provider.name().into(),
@@ -817,6 +818,24 @@ mod tests {
             b["messages"][2]["tool_calls"][0]["function"]["arguments"]["path"],
             "a.md"
         );
+    }
+
+    #[test]
+    fn consecutive_turns_of_one_role_are_merged_for_anthropic_and_gemini() {
+        let mut r = request();
+        r.messages.push(Message::User("and one more thing".into()));
+        let (_, b) = encode(Provider::Anthropic, &r);
+        let last = b["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(b["messages"].as_array().map(Vec::len), Some(3));
+        assert_eq!(last["content"][0]["type"], "tool_result");
+        assert_eq!(last["content"][1]["text"], "and one more thing");
+        let (_, b) = encode(Provider::Gemini, &r);
+        assert_eq!(b["contents"].as_array().map(Vec::len), Some(3));
+        assert_eq!(b["contents"][2]["parts"][1]["text"], "and one more thing");
     }
 
     #[test]

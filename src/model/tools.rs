@@ -273,70 +273,44 @@ mod tests {
         let f = Folders::default();
         let today = chrono::NaiveDate::from_ymd_opt(2026, 1, 1).expect("date");
         let read_only = vec!["read".to_string()];
+        let all = vec!["read".to_string(), "write".into(), "edit".into()];
+        let mut run = |caps: &[String], name: &str, args: Value| {
+            execute(&mut gate, &f, caps, today, &call(name, args))
+        };
         assert!(
-            execute(
-                &mut gate,
-                &f,
+            run(
                 &read_only,
-                today,
-                &call("write_note", json!({"path": "b.md", "content": "x"}))
+                "write_note",
+                json!({"path": "b.md", "content": "x"})
             )
             .contains("not available")
         );
+        assert!(run(&read_only, "read_note", json!({"path": "a.md"})).contains("hello world"));
         assert!(
-            execute(
-                &mut gate,
-                &f,
-                &read_only,
-                today,
-                &call("read_note", json!({"path": "a.md"}))
-            )
-            .contains("hello world")
-        );
-        let all = vec!["read".to_string(), "write".into(), "edit".into()];
-        assert!(
-            execute(
-                &mut gate,
-                &f,
+            run(
                 &all,
-                today,
-                &call("write_note", json!({"path": "../x.md", "content": "x"}))
+                "write_note",
+                json!({"path": "../x.md", "content": "x"})
             )
             .starts_with("error:")
         );
         assert!(
-            execute(
-                &mut gate,
-                &f,
+            run(
                 &all,
-                today,
-                &call(
-                    "write_note",
-                    json!({"path": ".obsidian/x.md", "content": "x"})
-                )
+                "write_note",
+                json!({"path": ".obsidian/x.md", "content": "x"})
             )
             .starts_with("error:")
         );
         assert_eq!(
-            execute(
-                &mut gate,
-                &f,
-                &all,
-                today,
-                &call("write_note", json!({"path": "a.md", "content": "x"}))
-            ),
+            run(&all, "write_note", json!({"path": "a.md", "content": "x"})),
             "created a 2.md"
         );
         assert_eq!(
-            execute(
-                &mut gate,
-                &f,
+            run(
                 &all,
-                today,
-                &call(
-                    "edit_note",
-                    json!({"path": "a.md", "find": "world", "replace": "crew"})
-                )
+                "edit_note",
+                json!({"path": "a.md", "find": "world", "replace": "crew"})
             ),
             "edited a.md"
         );

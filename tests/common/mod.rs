@@ -83,3 +83,15 @@ pub fn skipped(why: &str) {
     use std::io::Write as _;
     let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
 }
+
+/// A vault made by `crew init --samples` (a messy inbox, broken links, duplicates).
+pub fn sample_vault() -> TempDir {
+    let dir = TempDir::new().expect("tmp");
+    crew_bare()
+        .arg("init")
+        .arg("--samples")
+        .arg(dir.path())
+        .assert()
+        .success();
+    dir
+}
