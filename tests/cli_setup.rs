@@ -3,7 +3,6 @@
 
 mod common;
 
-use assert_fs::prelude::*;
 use common::{crew, crew_bare, json_of, vault};
 use predicates::prelude::*;
 
@@ -98,23 +97,9 @@ fn init_never_overwrites_a_note() {
     );
 }
 
-fn custom_crew(files: &[(&str, &str)]) -> assert_fs::TempDir {
-    let v = vault(&[("note.md", "x")]);
-    crew_bare()
-        .arg("init")
-        .arg("--adopt")
-        .arg(v.path())
-        .assert()
-        .success();
-    for (p, t) in files {
-        v.child(p).write_str(t).expect("write");
-    }
-    v
-}
-
 #[test]
 fn validate_reports_file_line_and_exit_2() {
-    let v = custom_crew(&[
+    let v = common::adopted_vault(&[
         (
             ".crew/agents/broken.md",
             "---\nname: broken\ndescription: [unclosed\n---\n",
@@ -151,7 +136,7 @@ fn validate_reports_file_line_and_exit_2() {
 
 #[test]
 fn validate_catches_registry_problems() {
-    let v = custom_crew(&[]);
+    let v = common::adopted_vault(&[]);
     let reg = v.path().join(".crew/references/agents-registry.md");
     let text = std::fs::read_to_string(&reg).expect("registry");
     let text = text.replace(
@@ -189,7 +174,7 @@ fn validate_catches_registry_problems() {
 
 #[test]
 fn bad_default_route_is_an_error() {
-    let v = custom_crew(&[]);
+    let v = common::adopted_vault(&[]);
     let cfg = v.path().join(".crew/config.yaml");
     let text = std::fs::read_to_string(&cfg)
         .expect("config")
@@ -204,7 +189,7 @@ fn bad_default_route_is_an_error() {
 
 #[test]
 fn custom_agent_lifecycle() {
-    let v = custom_crew(&[]);
+    let v = common::adopted_vault(&[]);
     crew(v.path())
         .args(["agents", "new", "Tax"])
         .assert()

@@ -4,23 +4,9 @@
 mod common;
 
 use assert_fs::prelude::*;
-use common::{crew, crew_bare, json_of, snapshot, vault};
+use common::{crew, json_of, snapshot, vault};
 use mockito::Server;
 use predicates::prelude::*;
-
-fn adopted(files: &[(&str, &str)]) -> assert_fs::TempDir {
-    let v = vault(&[("note.md", "x")]);
-    crew_bare()
-        .arg("init")
-        .arg("--adopt")
-        .arg(v.path())
-        .assert()
-        .success();
-    for (p, t) in files {
-        v.child(p).write_str(t).expect("write");
-    }
-    v
-}
 
 fn registry(v: &assert_fs::TempDir, extra_rows: &str) {
     let p = v.path().join(".crew/references/agents-registry.md");
@@ -37,7 +23,7 @@ fn registry(v: &assert_fs::TempDir, extra_rows: &str) {
 
 #[test]
 fn registry_with_html_huge_rows_and_merged_cells() {
-    let v = adopted(&[]);
+    let v = common::adopted_vault(&[]);
     let huge = "x".repeat(100_000);
     registry(
         &v,
@@ -57,7 +43,7 @@ fn registry_with_html_huge_rows_and_merged_cells() {
 
 #[test]
 fn registry_without_the_required_columns() {
-    let v = adopted(&[(
+    let v = common::adopted_vault(&[(
         ".crew/references/agents-registry.md",
         "| Name | Status |\n|---|---|\n| sorter | active |\n",
     )]);
@@ -72,7 +58,7 @@ fn registry_without_the_required_columns() {
 
 #[test]
 fn agent_files_with_tabs_missing_fence_and_no_name() {
-    let v = adopted(&[
+    let v = common::adopted_vault(&[
         (".crew/agents/tabbed.md", "---\n\tname: tabbed\n---\n"),
         (".crew/agents/open.md", "---\nname: open\n"),
         (".crew/agents/anon.md", "---\ndescription: nobody\n---\n"),
@@ -206,7 +192,7 @@ fn a_model_cannot_write_outside_its_place() {
         .with_status(200)
         .with_body(r#"{"choices":[{"message":{"content":"I could not write those."}}]}"#)
         .create();
-    let v = adopted(&[
+    let v = common::adopted_vault(&[
         (
             "Meta/states/librarian.md",
             "---\nagent: librarian\n---\n## Post-it\nmine\n",

@@ -95,3 +95,19 @@ pub fn sample_vault() -> TempDir {
         .success();
     dir
 }
+
+/// A vault with one note, adopted by `crew init --adopt` (so it has its own `.crew/`), then
+/// `files` written over it.
+pub fn adopted_vault(files: &[(&str, &str)]) -> TempDir {
+    let v = vault(&[("note.md", "x")]);
+    crew_bare()
+        .arg("init")
+        .arg("--adopt")
+        .arg(v.path())
+        .assert()
+        .success();
+    for (p, t) in files {
+        v.child(p).write_str(t).expect("write");
+    }
+    v
+}
