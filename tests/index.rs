@@ -41,17 +41,37 @@ fn assert_same(dir: &std::path::Path, when: &str) {
         fingerprint(&fresh),
         "{when}: notes differ"
     );
+    assert_eq!(
+        indexed.files.paths, fresh.files.paths,
+        "{when}: files differ"
+    );
+    assert_eq!(
+        indexed.resolved, fresh.resolved,
+        "{when}: links resolve differently"
+    );
 }
 
 #[test]
 fn the_index_equals_a_full_rescan() {
     let dir = tempfile::tempdir().expect("tmp");
     crew::synth::generate(dir.path(), 400, 9, 10).expect("generate");
+    std::fs::write(
+        dir.path().join("Linker.md"),
+        "[[Later]] ![[pic.png]] [[Renamed note]]",
+    )
+    .expect("linker");
     std::fs::create_dir_all(dir.path().join(".crew")).expect("state dir");
     assert_same(dir.path(), "first build");
     assert!(dir.path().join(".crew/index.bin").exists());
     std::thread::sleep(Duration::from_millis(2100));
     assert_same(dir.path(), "trusted index");
+    // new files change what an unchanged, trusted note's links resolve to
+    std::fs::write(dir.path().join("03-Resources/Later.md"), "later").expect("later");
+    assert_same(dir.path(), "a new note makes a trusted note's link resolve");
+    std::fs::write(dir.path().join("pic.png"), [0x89, b'P']).expect("attachment");
+    assert_same(dir.path(), "a new attachment makes an embed resolve");
+    std::thread::sleep(Duration::from_millis(2100));
+    assert_same(dir.path(), "trusted index with stored resolutions");
 
     let mut notes: Vec<std::path::PathBuf> = walkdir::WalkDir::new(dir.path().join("02-Areas"))
         .into_iter()
@@ -100,5 +120,16 @@ fn a_corrupt_or_foreign_index_is_rebuilt_not_trusted() {
     for garbage in [&b"not an index"[..], &[0xff; 64][..], &[][..]] {
         std::fs::write(dir.path().join(".crew/index.bin"), garbage).expect("corrupt");
         assert_same(dir.path(), "corrupt index");
+    }
+    // a torn index (cut short, or with bytes after its last chunk) is rebuilt as well
+    let index = dir.path().join(".crew/index.bin");
+    let _ = Vault::open(dir.path());
+    let whole = std::fs::read(&index).expect("index");
+    for torn in [
+        &whole[..whole.len() / 2],
+        &[&whole[..], b"junk"].concat()[..],
+    ] {
+        std::fs::write(&index, torn).expect("tear");
+        assert_same(dir.path(), "torn index");
     }
 }

@@ -220,6 +220,17 @@ proptest! {
         // the gate's incremental view of the vault equals a fresh read of the disk
         let mirror = targets(gate.vault());
         prop_assert_eq!(&mirror, &after, "the in-memory vault drifted from the disk");
+        // backlinks from the leaf index equal a scan of every resolved link
+        let v = gate.vault();
+        for n in 0..v.notes.len() {
+            let file = v.file_id_of_note(n);
+            let scan: Vec<(usize, usize)> = v.resolved.iter().enumerate()
+                .flat_map(|(src, links)| links.iter().enumerate()
+                    .filter(move |(_, r)| r.file() == Some(file))
+                    .map(move |(li, _)| (src, li)))
+                .collect();
+            prop_assert_eq!(v.links_to(n), scan, "links to {}", &v.notes[n].path);
+        }
         let map = |p: &String| if *p == outcome.from { outcome.to.clone() } else { p.clone() };
         for ((src, li), t) in &before {
             let new_src = map(src);

@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Vault;
 use super::edit::{self, Replacement};
+use super::leaves::{LinkKind, LinkRef};
 use super::note::Note;
 use super::resolve::{FileTable, Resolution, is_note_path};
 
@@ -829,23 +830,41 @@ pub fn plan_link_rewrites(
         fragment: None,
         before: None,
     };
+    // the links naming the moved file's leaf, and every link of the moved note itself
+    let mut refs = vault.leaf_index().naming(&leaves);
+    if let Some(n) = moved_note {
+        let note = &vault.notes[n];
+        let own = |kind, count: usize| {
+            (0..count).map(move |index| LinkRef {
+                note: n,
+                kind,
+                index,
+            })
+        };
+        refs.extend(own(LinkKind::Wiki, note.wikilinks.len()));
+        refs.extend(own(LinkKind::Frontmatter, note.frontmatter_links.len()));
+        refs.extend(own(LinkKind::Markdown, note.markdown_links.len()));
+        refs.sort_unstable();
+        refs.dedup();
+    }
     let mut cands: Vec<Candidate> = Vec::new();
-    for (n, note) in vault.notes.iter().enumerate() {
-        let own = Some(n) == moved_note;
-        for (li, link) in note.wikilinks.iter().enumerate() {
-            if !link.target.is_empty() && (own || leaves.contains(&vault.link_leaves[n][li])) {
-                cands.push(wiki(n, link));
+    for r in refs {
+        let note = &vault.notes[r.note];
+        match r.kind {
+            LinkKind::Wiki | LinkKind::Frontmatter => {
+                let link = if r.kind == LinkKind::Wiki {
+                    &note.wikilinks[r.index]
+                } else {
+                    &note.frontmatter_links[r.index]
+                };
+                if !link.target.is_empty() {
+                    cands.push(wiki(r.note, link));
+                }
             }
-        }
-        for link in &note.frontmatter_links {
-            if !link.target.is_empty() && (own || leaves.contains(&Vault::leaf(&link.target))) {
-                cands.push(wiki(n, link));
-            }
-        }
-        for link in &note.markdown_links {
-            if own || leaves.contains(&Vault::leaf(&link.target)) {
+            LinkKind::Markdown => {
+                let link = &note.markdown_links[r.index];
                 cands.push(Candidate {
-                    note: n,
+                    note: r.note,
                     span: link.dest_span.clone(),
                     target: link.target.clone(),
                     markdown: true,

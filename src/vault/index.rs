@@ -7,126 +7,262 @@
 //! the same instant the index was taken — or on a file system with coarse timestamps — is read
 //! again). The change time catches tools that restore an old mtime after rewriting a file.
 
-use std::collections::HashMap;
 use std::path::Path;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::note::Note;
+use super::resolve::Resolution;
 
 /// Bump when the layout of [`Note`] or of this file changes: an older index is then rebuilt.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 5;
 /// How close to the index's own time a modification must be to be distrusted.
 const RACY_NS: i128 = 2_000_000_000;
+/// Notes per independently encoded chunk: chunks are encoded and decoded in parallel.
+const CHUNK: usize = 2048;
 
-#[derive(Deserialize)]
-struct IndexFile {
+/// The start of the file; the chunks' bytes follow it, in order.
+#[derive(Serialize, Deserialize)]
+struct Head {
     format: u32,
     crew_version: String,
     written_ns: i128,
-    entries: Vec<Entry>,
-}
-
-/// The same layout as [`IndexFile`], borrowing the notes so saving copies nothing.
-#[derive(Serialize)]
-struct IndexFileRef<'a> {
-    format: u32,
-    crew_version: &'a str,
-    written_ns: i128,
-    entries: Vec<EntryRef<'a>>,
+    listing_hash: u64,
+    chunk_lens: Vec<u64>,
 }
 
 #[derive(Serialize)]
 pub struct EntryRef<'a> {
-    pub path: &'a str,
-    pub size: u64,
-    pub mtime_ns: i128,
-    pub ctime_ns: i128,
+    pub stamp: Stamp,
     pub note: &'a Note,
+    pub resolved: &'a [Resolution],
 }
 
 #[derive(Serialize, Deserialize, Clone)]
 pub struct Entry {
-    pub path: String,
+    pub stamp: Stamp,
+    pub note: Note,
+    /// The note's links resolved against the files the index was written with.
+    pub resolved: Vec<Resolution>,
+}
+
+/// What the index compares to decide whether a file changed.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stamp {
     pub size: u64,
     pub mtime_ns: i128,
     pub ctime_ns: i128,
-    pub note: Note,
 }
 
-/// A loaded index: entries by path, and when it was written.
+impl Stamp {
+    pub fn of(meta: &std::fs::Metadata) -> Stamp {
+        Stamp {
+            size: meta.len(),
+            mtime_ns: mtime_ns(meta),
+            ctime_ns: ctime_ns(meta),
+        }
+    }
+}
+
+/// A loaded index: entries in path order (in the chunks they were decoded from), and when it
+/// was written.
 pub struct Index {
     written_ns: i128,
-    entries: HashMap<String, Entry>,
+    listing_hash: u64,
+    chunks: Vec<Vec<Entry>>,
 }
 
 impl Index {
     /// Reads the index; `None` when absent, unreadable, corrupt or of another format.
+    ///
+    /// Chunks are read and decoded in parallel, each with its own small buffer, so the file's
+    /// bytes are never all in memory next to the decoded notes.
     pub fn load(path: &Path) -> Option<Index> {
-        let bytes = std::fs::read(path).ok()?;
-        let file: IndexFile = match postcard::from_bytes(&bytes) {
-            Ok(f) => f,
+        let file = std::fs::File::open(path).ok()?;
+        let file_len = file.metadata().ok()?.len();
+        let (head, head_len) = read_head(&file, file_len)?;
+        if head.format != FORMAT || head.crew_version != env!("CARGO_PKG_VERSION") {
+            return None;
+        }
+        let mut spans = Vec::with_capacity(head.chunk_lens.len());
+        let mut offset = head_len;
+        for &len in &head.chunk_lens {
+            spans.push((offset, len));
+            offset = offset.checked_add(len)?;
+        }
+        if offset != file_len {
+            tracing::info!("rebuilding the index: it is {file_len} bytes, its head says {offset}");
+            return None;
+        }
+        let decoded: Result<Vec<Vec<Entry>>, String> = spans
+            .par_iter()
+            .map(|&(offset, len)| {
+                let bytes = read_at(&file, offset, len).map_err(|e| e.to_string())?;
+                postcard::from_bytes::<Vec<Entry>>(&bytes).map_err(|e| e.to_string())
+            })
+            .collect();
+        let mut chunks = match decoded {
+            Ok(chunks) => chunks,
             Err(e) => {
                 tracing::info!("rebuilding the index: {e}");
                 return None;
             }
         };
-        if file.format != FORMAT || file.crew_version != env!("CARGO_PKG_VERSION") {
-            return None;
+        // crew writes entries in path order; anything else is put in order, not trusted as is
+        if !chunks
+            .iter()
+            .flatten()
+            .is_sorted_by(|a, b| a.note.path < b.note.path)
+        {
+            let mut entries: Vec<Entry> = chunks.into_iter().flatten().collect();
+            entries.sort_by(|a, b| a.note.path.cmp(&b.note.path));
+            entries.dedup_by(|a, b| a.note.path == b.note.path);
+            chunks = vec![entries];
         }
         Some(Index {
-            written_ns: file.written_ns,
-            entries: file
-                .entries
-                .into_iter()
-                .map(|e| (e.path.clone(), e))
-                .collect(),
+            written_ns: head.written_ns,
+            listing_hash: head.listing_hash,
+            chunks,
         })
     }
 
+    /// The [`listing_hash`] of the files the index was written with.
+    pub fn listing_hash(&self) -> u64 {
+        self.listing_hash
+    }
+
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.chunks.iter().map(Vec::len).sum()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len() == 0
     }
 
-    /// Takes the cached note for a file out of the index, if it can be trusted.
-    pub fn take(&mut self, path: &str, size: u64, mtime_ns: i128, ctime_ns: i128) -> Option<Note> {
-        self.get(path, size, mtime_ns, ctime_ns)?;
-        self.entries.remove(path).map(|e| e.note)
-    }
-
-    /// The cached note for a file, if it can be trusted.
-    pub fn get(&self, path: &str, size: u64, mtime_ns: i128, ctime_ns: i128) -> Option<&Note> {
-        let e = self.entries.get(path)?;
-        let last_change = mtime_ns.max(ctime_ns);
-        (e.size == size
-            && e.mtime_ns == mtime_ns
-            && e.ctime_ns == ctime_ns
-            && last_change + RACY_NS < self.written_ns)
-            .then_some(&e.note)
+    /// For each of the vault's notes (sorted paths, with their current stamps), the cached
+    /// note and its links' resolutions when the entry can be trusted.
+    pub fn take_trusted(
+        self,
+        paths: &[&String],
+        stamps: &[Option<Stamp>],
+    ) -> (Vec<Option<Note>>, Vec<Option<Vec<Resolution>>>) {
+        let written_ns = self.written_ns;
+        let mut entries = self.chunks.into_iter().flatten().peekable();
+        let mut notes = Vec::with_capacity(paths.len());
+        let mut resolved = Vec::with_capacity(paths.len());
+        for (path, stamp) in paths.iter().zip(stamps) {
+            while entries
+                .peek()
+                .is_some_and(|e| e.note.path.as_str() < path.as_str())
+            {
+                entries.next();
+            }
+            let trusted = entries
+                .next_if(|e| e.note.path == **path)
+                .zip(stamp.as_ref())
+                .filter(|(e, stamp)| {
+                    let last_change = stamp.mtime_ns.max(stamp.ctime_ns);
+                    e.stamp == **stamp && last_change + RACY_NS < written_ns
+                });
+            match trusted {
+                Some((e, _)) => {
+                    notes.push(Some(e.note));
+                    resolved.push(Some(e.resolved));
+                }
+                None => {
+                    notes.push(None);
+                    resolved.push(None);
+                }
+            }
+        }
+        (notes, resolved)
     }
 }
 
-/// Writes the index atomically (without fsync: it is a cache, and a torn index is detected and
-/// rebuilt). Failing to write it never fails a command.
-pub fn save(path: &Path, entries: Vec<EntryRef<'_>>) {
-    let file = IndexFileRef {
-        format: FORMAT,
-        crew_version: env!("CARGO_PKG_VERSION"),
-        written_ns: now_ns(),
-        entries,
-    };
-    match postcard::to_allocvec(&file) {
-        Ok(bytes) => {
-            if let Err(e) = write_unsynced(path, &bytes) {
-                tracing::info!("could not write the index {}: {e}", path.display());
+/// The head and its length in bytes (it is small: one length per chunk).
+fn read_head(file: &std::fs::File, file_len: u64) -> Option<(Head, u64)> {
+    let mut want = file_len.min(64 * 1024);
+    loop {
+        let bytes = read_at(file, 0, want).ok()?;
+        match postcard::take_from_bytes::<Head>(&bytes) {
+            Ok((head, rest)) => return Some((head, (bytes.len() - rest.len()) as u64)),
+            Err(postcard::Error::DeserializeUnexpectedEnd) if want < file_len => {
+                want = file_len.min(want * 4);
+            }
+            Err(e) => {
+                tracing::info!("rebuilding the index: {e}");
+                return None;
             }
         }
-        Err(e) => tracing::info!("could not encode the index: {e}"),
     }
+}
+
+fn read_at(file: &std::fs::File, offset: u64, len: u64) -> std::io::Result<Vec<u8>> {
+    let mut buf = vec![0; usize::try_from(len).map_err(std::io::Error::other)?];
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt as _;
+        file.read_exact_at(&mut buf, offset)?;
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::FileExt as _;
+        let mut filled = 0;
+        while filled < buf.len() {
+            match file.seek_read(&mut buf[filled..], offset + filled as u64)? {
+                0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+                n => filled += n,
+            }
+        }
+    }
+    Ok(buf)
+}
+
+/// Writes the index atomically (without fsync: it is a cache, and a torn index is detected and
+/// rebuilt). Failing to write it never fails a command. `entries` must be in path order.
+pub fn save(path: &Path, listing_hash: u64, entries: Vec<EntryRef<'_>>) {
+    let chunks: Result<Vec<Vec<u8>>, _> = entries
+        .par_chunks(CHUNK)
+        .map(postcard::to_allocvec)
+        .collect();
+    let chunks = match chunks {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::info!("could not encode the index: {e}");
+            return;
+        }
+    };
+    let head = Head {
+        format: FORMAT,
+        crew_version: env!("CARGO_PKG_VERSION").to_string(),
+        written_ns: now_ns(),
+        listing_hash,
+        chunk_lens: chunks.iter().map(|c| c.len() as u64).collect(),
+    };
+    let mut bytes = match postcard::to_allocvec(&head) {
+        Ok(b) => b,
+        Err(e) => {
+            tracing::info!("could not encode the index: {e}");
+            return;
+        }
+    };
+    for c in &chunks {
+        bytes.extend_from_slice(c);
+    }
+    if let Err(e) = write_unsynced(path, &bytes) {
+        tracing::info!("could not write the index {}: {e}", path.display());
+    }
+}
+
+/// A fingerprint of the vault's sorted file paths: link resolution depends on nothing else,
+/// so stored resolutions hold while it is unchanged. (A different hash function in another
+/// build only means the resolutions are computed again.)
+pub fn listing_hash(sorted_paths: &[String]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    sorted_paths.hash(&mut h);
+    h.finish()
 }
 
 pub fn now_ns() -> i128 {

@@ -8,6 +8,8 @@
 use std::ops::Range;
 use std::sync::LazyLock;
 
+use std::borrow::Cow;
+
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
@@ -103,17 +105,38 @@ fn memchr_newline(bytes: &[u8]) -> Option<usize> {
 /// Masked, in this order: the frontmatter block, fenced code blocks, inline code spans, closed
 /// `%% … %%` comments and closed `<!-- … -->` comments.
 pub fn mask(text: &str, frontmatter: Option<&FrontmatterBlock>) -> String {
-    let mut bytes = text.as_bytes().to_vec();
-    if let Some(fm) = frontmatter {
-        blank(&mut bytes, fm.block.clone());
+    let start = frontmatter.map_or(0, |f| f.block.end.min(text.len()));
+    let mut bytes = text.as_bytes()[..start].to_vec();
+    blank(&mut bytes, 0..start);
+    bytes.extend_from_slice(mask_body(&text[start..]).as_bytes());
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// [`mask`] for the text after the frontmatter. Borrows the text when it holds nothing to mask
+/// (no backtick, no tilde, no `%%`, no `<!--`), which is most notes.
+pub fn mask_body(body: &str) -> Cow<'_, str> {
+    let b = body.as_bytes();
+    let code = memchr::memchr2(b'`', b'~', b).is_some();
+    let comments =
+        memchr::memmem::find(b, b"%%").is_some() || memchr::memmem::find(b, b"<!--").is_some();
+    if !code && !comments {
+        return Cow::Borrowed(body);
     }
-    mask_fences(&mut bytes);
-    mask_code_spans(&mut bytes);
-    mask_delimited(&mut bytes, b"%%", b"%%");
-    mask_delimited(&mut bytes, b"<!--", b"-->");
+    let mut bytes = b.to_vec();
+    if code {
+        mask_fences(&mut bytes);
+        mask_code_spans(&mut bytes);
+    }
+    if comments {
+        mask_delimited(&mut bytes, b"%%", b"%%");
+        mask_delimited(&mut bytes, b"<!--", b"-->");
+    }
     // Only ASCII bytes were replaced by spaces and whole multi-byte characters were blanked
     // byte by byte, so the buffer is still valid UTF-8; fall back to a lossy copy regardless.
-    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    Cow::Owned(
+        String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    )
 }
 
 fn blank(bytes: &mut [u8], range: Range<usize>) {
@@ -238,10 +261,7 @@ fn find(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
     if from >= haystack.len() || needle.is_empty() {
         return None;
     }
-    haystack[from..]
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|p| p + from)
+    memchr::memmem::find(&haystack[from..], needle).map(|p| p + from)
 }
 
 /// One `[[wikilink]]` or `![[embed]]` as written in a note.
@@ -266,9 +286,6 @@ impl WikiLink {
     }
 }
 
-static WIKILINK: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(!?)\[\[([^\[\]\n]*)\]\]").expect("static regex"));
-
 /// Splits the inside of `[[…]]` into target, subpath and alias.
 pub fn parse_link_inner(inner: &str) -> (String, Option<String>, Option<String>, bool) {
     let (before_pipe, alias, escaped) = match inner.find('|') {
@@ -292,25 +309,38 @@ pub fn parse_link_inner(inner: &str) -> (String, Option<String>, Option<String>,
     (target.trim().to_string(), subpath, alias, escaped)
 }
 
-/// Every wikilink and embed in a masked text.
+/// Every wikilink and embed in a masked text: `[[`, then anything but `[`, `]` and line breaks,
+/// then `]]`, leftmost first; a `!` just before makes it an embed.
 pub fn wikilinks(masked: &str) -> Vec<WikiLink> {
-    WIKILINK
-        .captures_iter(masked)
-        .map(|c| {
-            let whole = c.get(0).map_or(0..0, |m| m.range());
-            let embed = c.get(1).is_some_and(|m| !m.as_str().is_empty());
-            let inner = c.get(2).map_or("", |m| m.as_str());
-            let (target, subpath, alias, escaped_pipe) = parse_link_inner(inner);
-            WikiLink {
-                span: whole,
-                embed,
-                target,
-                subpath,
-                alias,
-                escaped_pipe,
+    let bytes = masked.as_bytes();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(p) = memchr::memmem::find(&bytes[from..], b"[[").map(|p| p + from) {
+        let inner_start = p + 2;
+        let stop = bytes[inner_start..]
+            .iter()
+            .position(|&b| matches!(b, b'[' | b']' | b'\n'))
+            .map(|q| q + inner_start);
+        match stop {
+            Some(q) if bytes[q] == b']' && bytes.get(q + 1) == Some(&b']') => {
+                let embed = p > from && bytes[p - 1] == b'!';
+                let start = if embed { p - 1 } else { p };
+                let (target, subpath, alias, escaped_pipe) =
+                    parse_link_inner(&masked[inner_start..q]);
+                out.push(WikiLink {
+                    span: start..q + 2,
+                    embed,
+                    target,
+                    subpath,
+                    alias,
+                    escaped_pipe,
+                });
+                from = q + 2;
             }
-        })
-        .collect()
+            _ => from = p + 1,
+        }
+    }
+    out
 }
 
 /// A Markdown link `[text](destination)` or image `![alt](destination)` to a local file.
@@ -332,6 +362,9 @@ static MDLINK: LazyLock<Regex> = LazyLock::new(|| {
 /// Markdown links to local files (URLs with a scheme and pure `#anchors` are left out).
 pub fn markdown_links(masked: &str) -> Vec<MarkdownLink> {
     let mut out = Vec::new();
+    if memchr::memmem::find(masked.as_bytes(), b"](").is_none() {
+        return out;
+    }
     for c in MDLINK.captures_iter(masked) {
         let (Some(whole), Some(dest)) = (c.get(0), c.get(2)) else {
             continue;
@@ -376,30 +409,24 @@ fn is_tag_char(c: char) -> bool {
     !(c.is_whitespace() || (c.is_ascii_punctuation() && c != '-' && c != '_' && c != '/'))
 }
 
-/// Inline `#tags` in a masked text, without the `#`.
+/// Inline `#tags` in a masked text, without the `#`: a `#` at the start or after whitespace,
+/// followed by tag characters that are not all digits.
 pub fn inline_tags(masked: &str) -> Vec<(Range<usize>, String)> {
     let mut out = Vec::new();
-    let mut prev: Option<char> = None;
-    let mut iter = masked.char_indices().peekable();
-    while let Some((i, c)) = iter.next() {
-        let boundary = prev.is_none_or(|p| p.is_whitespace());
-        prev = Some(c);
-        if c != '#' || !boundary {
+    for i in memchr::memchr_iter(b'#', masked.as_bytes()) {
+        let boundary = masked[..i]
+            .chars()
+            .next_back()
+            .is_none_or(char::is_whitespace);
+        if !boundary {
             continue;
         }
         let start = i + 1;
-        let mut end = start;
-        while let Some(&(j, d)) = iter.peek() {
-            if !is_tag_char(d) {
-                break;
-            }
-            end = j + d.len_utf8();
-            prev = Some(d);
-            iter.next();
-        }
-        let tag = &masked[start..end];
-        if !tag.is_empty() && !tag.chars().all(|d| d.is_ascii_digit()) {
-            out.push((i..end, tag.to_string()));
+        let rest = &masked[start..];
+        let len = rest.find(|d: char| !is_tag_char(d)).unwrap_or(rest.len());
+        let tag = &rest[..len];
+        if !tag.is_empty() && !tag.bytes().all(|d| d.is_ascii_digit()) {
+            out.push((i..start + len, tag.to_string()));
         }
     }
     out
@@ -445,12 +472,18 @@ pub fn structure(masked: &str) -> (Vec<Heading>, Vec<String>, Vec<Task>) {
                 });
             }
         }
-        if let Some(c) = BLOCK_ID.captures(trimmed)
+        // cheap byte tests first: most lines are neither block ids nor tasks
+        if trimmed.contains('^')
+            && let Some(c) = BLOCK_ID.captures(trimmed)
             && let Some(m) = c.get(1)
         {
             blocks.push(m.as_str().to_string());
         }
-        if let Some(c) = TASK.captures(trimmed) {
+        let lead = trimmed.trim_start().bytes().next();
+        if lead.is_some_and(|b| matches!(b, b'-' | b'*' | b'+') || b.is_ascii_digit())
+            && trimmed.contains('[')
+            && let Some(c) = TASK.captures(trimmed)
+        {
             let mark = c.get(1).map_or("", |m| m.as_str());
             tasks.push(Task {
                 done: mark != " ",
@@ -571,5 +604,41 @@ mod tests {
         assert_eq!(b, vec!["abc-1"]);
         assert_eq!(t.len(), 2);
         assert!(t[1].done);
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// The wikilink grammar as a regex: the reference the hand-written scanner must match.
+        fn by_regex(text: &str) -> Vec<(Range<usize>, bool, String)> {
+            let re = Regex::new(r"(!?)\[\[([^\[\]\n]*)\]\]").expect("regex");
+            re.captures_iter(text)
+                .map(|c| {
+                    let whole = c.get(0).map_or(0..0, |m| m.range());
+                    let embed = c.get(1).is_some_and(|m| !m.as_str().is_empty());
+                    (
+                        whole,
+                        embed,
+                        c.get(2).map_or("", |m| m.as_str()).to_string(),
+                    )
+                })
+                .collect()
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+            #[test]
+            fn wikilink_scanner_matches_the_regex(text in "[\\[\\]!a|#\n é]{0,40}") {
+                let scanned: Vec<(Range<usize>, bool, String)> = wikilinks(&text)
+                    .into_iter()
+                    .map(|l| {
+                        let inner = &text[l.span.start + 2 + usize::from(l.embed)..l.span.end - 2];
+                        (l.span, l.embed, inner.to_string())
+                    })
+                    .collect();
+                prop_assert_eq!(scanned, by_regex(&text));
+            }
+        }
     }
 }

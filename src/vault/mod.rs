@@ -6,12 +6,14 @@
 pub mod edit;
 pub mod gate;
 pub mod index;
+pub mod leaves;
 pub mod markdown;
 pub mod note;
 pub mod resolve;
 pub mod stats;
+pub mod yaml_lite;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 pub use note::{Frontmatter, Note};
@@ -45,12 +47,12 @@ pub struct Vault {
     /// For each note, its id in `files`.
     note_file_ids: Vec<usize>,
     /// For each file id, the note index when the file is a note.
-    file_note: HashMap<usize, usize>,
+    file_note: Vec<Option<usize>>,
     /// Resolved links per note, parallel to `note.wikilinks`.
     pub resolved: Vec<Vec<Resolution>>,
-    /// The leaf ([`Vault::leaf`]) of each link target, parallel to `note.wikilinks`: a change to
-    /// a file can only affect the links naming its leaf.
-    pub link_leaves: Vec<Vec<String>>,
+    /// The links by the leaf ([`Vault::leaf`]) they name: a change to a file can only affect
+    /// the links naming its leaf. Built on first use (only changes to the vault need it).
+    leaf_index: std::sync::OnceLock<leaves::LeafIndex>,
     /// crew's own temporary files found by the walk (`.crew-tmp-*.part`): left by a run that
     /// was killed mid-write; a writing run removes them once it holds the vault lock.
     pub stale_temps: Vec<PathBuf>,
@@ -81,8 +83,9 @@ impl Vault {
         if !root.is_dir() {
             return Err(VaultError::NotADir(root.to_path_buf()));
         }
-        // (path, size, mtime) of every file; hidden entries and symlinks are not followed
-        let mut listing: Vec<(String, u64, i128, i128)> = Vec::new();
+        // Every file's path, from the directory entries alone (no stat): hidden entries and
+        // symlinks are not followed. Notes are stat-ed later, in parallel.
+        let mut listing: Vec<String> = Vec::new();
         let mut temps: Vec<PathBuf> = Vec::new();
         let walker = walkdir::WalkDir::new(root)
             .follow_links(false)
@@ -111,73 +114,108 @@ impl Vault {
             let Ok(rel) = entry.path().strip_prefix(root) else {
                 continue;
             };
-            let (size, mtime, ctime) = entry.metadata().map_or((0, 0, 0), |m| {
-                (m.len(), index::mtime_ns(&m), index::ctime_ns(&m))
-            });
-            listing.push((rel_to_string(rel), size, mtime, ctime));
+            listing.push(rel_to_string(rel));
         }
-        listing.sort_by(|a, b| a.0.cmp(&b.0));
-        let files = FileTable::new(listing.iter().map(|l| l.0.clone()).collect());
-        let mut cached = index_path.and_then(index::Index::load);
+        listing.sort_unstable();
+        // file ids are positions in the sorted listing (the table keeps its order)
+        let note_file_ids: Vec<usize> = (0..listing.len())
+            .filter(|&i| resolve::is_note_path(&listing[i]))
+            .collect();
+        let note_files: Vec<&String> = note_file_ids.iter().map(|&i| &listing[i]).collect();
+        // resolutions depend only on the set of paths: kept when it is the same
+        let listing_hash = index::listing_hash(&listing);
+        // With an index, every note is stat-ed (in parallel, while the index is decoded and
+        // the lookup tables are built) and trusted notes come from the index; without one
+        // the stat comes from the open file, so each note costs one open, fstat and read.
+        let has_index = index_path.is_some_and(Path::is_file);
+        let stat_all = || -> Vec<Option<index::Stamp>> {
+            note_files
+                .par_iter()
+                .map(|rel| {
+                    std::fs::symlink_metadata(root.join(rel.as_str()))
+                        .ok()
+                        .map(|m| index::Stamp::of(&m))
+                })
+                .collect()
+        };
+        let build_table = || FileTable::new(listing.clone());
+        let ((cached, mut stamps), table) = if has_index {
+            let (loaded, table) = rayon::join(
+                || rayon::join(|| index_path.and_then(index::Index::load), stat_all),
+                build_table,
+            );
+            (loaded, Some(table))
+        } else {
+            ((None, vec![None; note_files.len()]), None)
+        };
         let cached_count = cached.as_ref().map_or(0, index::Index::len);
-        let note_files: Vec<&(String, u64, i128, i128)> = listing
-            .iter()
-            .filter(|l| resolve::is_note_path(&l.0))
-            .collect();
-        // trusted notes move out of the index; the rest are read and parsed in parallel
-        let mut slots: Vec<Option<Note>> = note_files
-            .iter()
-            .map(|(rel, size, mtime, ctime)| {
-                cached
-                    .as_mut()
-                    .and_then(|c| c.take(rel, *size, *mtime, *ctime))
-            })
-            .collect();
-        let todo: Vec<usize> = (0..note_files.len())
-            .filter(|&i| slots[i].is_none())
-            .collect();
-        let parsed: Vec<Result<(usize, Note), VaultError>> = todo
-            .par_iter()
-            .map(|&i| {
-                let (rel, _, mtime, _) = note_files[i];
-                let full = root.join(rel);
-                let bytes = std::fs::read(&full).map_err(|source| VaultError::Io {
-                    path: full.clone(),
-                    source,
-                })?;
-                let mut note = Note::parse(rel.clone(), &bytes);
-                note.modified = (*mtime / 1_000_000_000) as i64;
-                Ok((i, note))
-            })
-            .collect();
-        let fresh = parsed.len();
-        for p in parsed {
-            let (i, note) = p?;
-            slots[i] = Some(note);
+        let same_listing = cached
+            .as_ref()
+            .is_some_and(|c| c.listing_hash() == listing_hash);
+        let had_index = cached.is_some();
+        let (mut slots, mut known) = match cached {
+            Some(c) => c.take_trusted(&note_files, &stamps),
+            None => (vec![None; note_files.len()], vec![None; note_files.len()]),
+        };
+        if !same_listing {
+            known.iter_mut().for_each(|k| *k = None);
         }
+        // Notes not taken from the index are read and parsed in parallel straight into their
+        // slots (no second array of notes: at 100,000 notes each copy costs tens of MB).
+        let mut parse_rest = || -> Result<usize, VaultError> {
+            slots
+                .par_iter_mut()
+                .zip(stamps.par_iter_mut())
+                .zip(note_files.par_iter())
+                .filter(|((slot, _), _)| slot.is_none())
+                .map(|((slot, stamp), rel)| {
+                    let full = root.join(rel.as_str());
+                    let (bytes, read_stamp) =
+                        read_with_stamp(&full).map_err(|source| VaultError::Io {
+                            path: full.clone(),
+                            source,
+                        })?;
+                    let mut note = Note::parse((*rel).clone(), &bytes);
+                    note.modified = (read_stamp.mtime_ns / 1_000_000_000) as i64;
+                    *slot = Some(note);
+                    *stamp = Some(read_stamp);
+                    Ok(1)
+                })
+                .try_reduce(|| 0, |a, b| Ok(a + b))
+        };
+        // without an index the lookup tables are built while the notes are read
+        let (fresh, files) = match table {
+            Some(table) => (parse_rest(), table),
+            None => rayon::join(parse_rest, build_table),
+        };
+        let fresh: usize = fresh?;
         let notes: Vec<Note> = slots.into_iter().flatten().collect();
+        // Rewriting the index costs about as much as encoding every note: a few changed notes
+        // (up to 2 % of the vault) are cheaper to read again next time than to save now.
+        let stale_index = !had_index
+            || !same_listing
+            || cached_count != note_files.len()
+            || fresh > note_files.len() / 50;
+        drop(note_files);
+        drop(listing);
+        let mut vault = Vault::from_parts(root.to_path_buf(), files, notes, note_file_ids, known);
+        vault.stale_temps = temps;
         if let Some(path) = index_path
-            && (cached.is_none() || fresh > 0 || cached_count != note_files.len())
+            && stale_index
         {
-            let entries = note_files
+            let entries = stamps
                 .iter()
-                .zip(&notes)
-                .map(|((rel, size, mtime, ctime), note)| index::EntryRef {
-                    path: rel,
-                    size: *size,
-                    mtime_ns: *mtime,
-                    ctime_ns: *ctime,
-                    note,
+                .zip(vault.notes.iter().zip(&vault.resolved))
+                .filter_map(|(stamp, (note, resolved))| {
+                    Some(index::EntryRef {
+                        stamp: (*stamp)?,
+                        note,
+                        resolved,
+                    })
                 })
                 .collect();
-            index::save(path, entries);
+            index::save(path, listing_hash, entries);
         }
-        let note_file_ids = notes
-            .iter()
-            .map(|n| files.id_of(&n.path).unwrap_or(0))
-            .collect();
-        let mut vault = Vault::from_parts(root.to_path_buf(), files, notes, note_file_ids);
-        vault.stale_temps = temps;
         Ok(vault)
     }
 
@@ -192,26 +230,37 @@ impl Vault {
             .iter()
             .map(|n| files.id_of(&n.path).unwrap_or(0))
             .collect();
-        Vault::from_parts(root, files, notes, ids)
+        let known = vec![None; notes.len()];
+        Vault::from_parts(root, files, notes, ids, known)
     }
 
-    fn from_parts(root: PathBuf, files: FileTable, notes: Vec<Note>, ids: Vec<usize>) -> Vault {
-        let file_note = ids.iter().enumerate().map(|(n, &f)| (f, n)).collect();
+    /// Assembles a vault; `known` holds resolutions still valid from the index (same files).
+    fn from_parts(
+        root: PathBuf,
+        files: FileTable,
+        notes: Vec<Note>,
+        ids: Vec<usize>,
+        known: Vec<Option<Vec<Resolution>>>,
+    ) -> Vault {
+        let mut file_note = vec![None; files.paths.len()];
+        for (n, &f) in ids.iter().enumerate() {
+            file_note[f] = Some(n);
+        }
         use rayon::prelude::*;
         // each note's links resolve independently against the shared table
         let resolved = notes
             .par_iter()
-            .map(|n| {
-                n.wikilinks
-                    .iter()
-                    .map(|l| files.resolve(&n.path, &l.target))
-                    .collect()
+            .zip(known)
+            .map(|(n, known)| {
+                known.unwrap_or_else(|| {
+                    n.wikilinks
+                        .iter()
+                        .map(|l| files.resolve(&n.path, &l.target))
+                        .collect()
+                })
             })
             .collect();
-        let link_leaves = notes
-            .iter()
-            .map(|n| n.wikilinks.iter().map(|l| Vault::leaf(&l.target)).collect())
-            .collect();
+        let leaf_index = std::sync::OnceLock::new();
         Vault {
             root,
             notes,
@@ -219,16 +268,14 @@ impl Vault {
             note_file_ids: ids,
             file_note,
             resolved,
-            link_leaves,
+            leaf_index,
             stale_temps: Vec::new(),
         }
     }
 
     /// The note index for a vault-relative path (case-insensitive).
     pub fn note_index(&self, path: &str) -> Option<usize> {
-        self.files
-            .id_of(path)
-            .and_then(|id| self.file_note.get(&id).copied())
+        self.files.id_of(path).and_then(|id| self.note_of_file(id))
     }
 
     pub fn note(&self, path: &str) -> Option<&Note> {
@@ -237,7 +284,7 @@ impl Vault {
 
     /// The note a file id belongs to, if it is a note.
     pub fn note_of_file(&self, file_id: usize) -> Option<usize> {
-        self.file_note.get(&file_id).copied()
+        self.file_note.get(file_id).copied().flatten()
     }
 
     pub fn file_id_of_note(&self, note: usize) -> usize {
@@ -252,15 +299,28 @@ impl Vault {
             .filter(|p| !resolve::is_note_path(p))
     }
 
-    /// Outgoing note-to-note edges of the link graph, de-duplicated: `(source, destination)`.
-    pub fn edges(&self) -> BTreeSet<(usize, usize)> {
-        let mut edges = BTreeSet::new();
+    fn set_file_note(&mut self, file_id: usize, note: usize) {
+        if self.file_note.len() <= file_id {
+            self.file_note.resize(file_id + 1, None);
+        }
+        self.file_note[file_id] = Some(note);
+    }
+
+    /// Outgoing note-to-note edges of the link graph, de-duplicated and sorted:
+    /// `(source, destination)`.
+    pub fn edges(&self) -> Vec<(usize, usize)> {
+        let mut edges = Vec::new();
+        let mut targets = Vec::new();
         for (src, links) in self.resolved.iter().enumerate() {
-            for r in links {
-                if let Some(dst) = r.file().and_then(|f| self.note_of_file(f)) {
-                    edges.insert((src, dst));
-                }
-            }
+            targets.clear();
+            targets.extend(
+                links
+                    .iter()
+                    .filter_map(|r| r.file().and_then(|f| self.note_of_file(f))),
+            );
+            targets.sort_unstable();
+            targets.dedup();
+            edges.extend(targets.iter().map(|&dst| (src, dst)));
         }
         edges
     }
@@ -274,18 +334,20 @@ impl Vault {
         back
     }
 
-    /// Notes whose links or embeds point to `note` (by index), with the link indices.
+    /// Notes whose links or embeds point to `note` (by index), with the link indices, in
+    /// note and link order. Only links naming the note's leaf can resolve to it.
     pub fn links_to(&self, note: usize) -> Vec<(usize, usize)> {
         let file = self.note_file_ids[note];
-        let mut out = Vec::new();
-        for (src, links) in self.resolved.iter().enumerate() {
-            for (li, r) in links.iter().enumerate() {
-                if r.file() == Some(file) {
-                    out.push((src, li));
-                }
-            }
-        }
-        out
+        let leaf = Vault::leaf(&self.files.paths[file]);
+        self.leaf_index()
+            .naming(&[leaf])
+            .into_iter()
+            .filter(|r| {
+                r.kind == leaves::LinkKind::Wiki
+                    && self.resolved[r.note][r.index].file() == Some(file)
+            })
+            .map(|r| (r.note, r.index))
+            .collect()
     }
 
     /// The top-level vault folders that exist (used to map folder roles).
@@ -310,28 +372,30 @@ impl Vault {
     /// The lower-cased last segment of a link target or a path, without `.md`: resolution only
     /// ever matches a target against files with this leaf.
     pub fn leaf(s: &str) -> String {
-        let last = s.rsplit('/').next().unwrap_or(s).trim().to_lowercase();
-        last.strip_suffix(".md").map(str::to_string).unwrap_or(last)
+        leaves::leaf(s)
     }
 
-    /// Re-resolves every link whose target's leaf is one of `leaves`.
+    /// Every link of the vault by the leaf it names.
+    pub fn leaf_index(&self) -> &leaves::LeafIndex {
+        self.leaf_index
+            .get_or_init(|| leaves::LeafIndex::build(&self.notes))
+    }
+
+    /// Re-resolves every wikilink naming one of `leaves`.
     fn reresolve_leaves(&mut self, leaves: &[String]) {
-        for (n, note) in self.notes.iter().enumerate() {
-            for (li, link) in note.wikilinks.iter().enumerate() {
-                if !link.target.is_empty() && leaves.contains(&self.link_leaves[n][li]) {
-                    self.resolved[n][li] = self.files.resolve(&note.path, &link.target);
-                }
+        let refs = self.leaf_index().naming(leaves);
+        for r in refs {
+            if r.kind == leaves::LinkKind::Wiki {
+                let note = &self.notes[r.note];
+                self.resolved[r.note][r.index] = self
+                    .files
+                    .resolve(&note.path, &note.wikilinks[r.index].target);
             }
         }
     }
 
     fn resolve_note(&mut self, n: usize) {
         let note = &self.notes[n];
-        self.link_leaves[n] = note
-            .wikilinks
-            .iter()
-            .map(|l| Vault::leaf(&l.target))
-            .collect();
         self.resolved[n] = note
             .wikilinks
             .iter()
@@ -343,14 +407,18 @@ impl Vault {
     /// re-resolved: the note's own, and, for a new file, those naming its leaf.
     pub fn upsert_note(&mut self, mut note: Note) {
         note.modified = chrono::Utc::now().timestamp();
-        match self
+        let existing = self
             .files
             .id_of(&note.path)
             .filter(|id| self.files.paths[*id].eq_ignore_ascii_case(&note.path))
-        {
-            Some(id) if self.file_note.contains_key(&id) => {
-                let n = self.file_note[&id];
+            .and_then(|id| Some((id, self.note_of_file(id)?)));
+        match existing {
+            Some((id, n)) => {
                 note.path = self.files.paths[id].clone();
+                if let Some(index) = self.leaf_index.get_mut() {
+                    index.remove(n, &self.notes[n]);
+                    index.add(n, &note);
+                }
                 self.notes[n] = note;
                 self.resolve_note(n);
             }
@@ -360,9 +428,11 @@ impl Vault {
                 self.notes.push(note);
                 let n = self.notes.len() - 1;
                 self.note_file_ids.push(id);
-                self.file_note.insert(id, n);
+                self.set_file_note(id, n);
                 self.resolved.push(Vec::new());
-                self.link_leaves.push(Vec::new());
+                if let Some(index) = self.leaf_index.get_mut() {
+                    index.add(n, &self.notes[n]);
+                }
                 self.resolve_note(n);
                 self.reresolve_leaves(&[leaf]);
             }
@@ -388,7 +458,7 @@ impl Vault {
             return;
         };
         self.files.rename(id, to);
-        if let Some(&n) = self.file_note.get(&id) {
+        if let Some(n) = self.note_of_file(id) {
             self.notes[n].path = to.to_string();
             self.resolve_note(n);
         }
@@ -402,6 +472,32 @@ impl Vault {
             .file_name()
             .map_or_else(|| "vault".to_string(), |n| n.to_string_lossy().into_owned())
     }
+}
+
+/// Reads a file with the stamp of the open file, taken before the read: a change after the
+/// stamp makes the next stamp differ, so the index never pairs old bytes with a new stamp.
+fn read_with_stamp(path: &Path) -> std::io::Result<(Vec<u8>, index::Stamp)> {
+    use std::io::Read as _;
+    let mut file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    let stamp = index::Stamp::of(&meta);
+    // sized from the stamp, read directly: `read_to_end` would ask the kernel for the size and
+    // position again on every file
+    let mut bytes = vec![0; usize::try_from(meta.len()).unwrap_or(0) + 1];
+    let mut filled = 0;
+    loop {
+        if filled == bytes.len() {
+            bytes.resize(bytes.len() * 2, 0);
+        }
+        match file.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    bytes.truncate(filled);
+    Ok((bytes, stamp))
 }
 
 /// A vault-relative path as a `/`-separated string.

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use yaml_serde::{Mapping, Value};
 
 use super::markdown::{self, FrontmatterBlock, Heading, MarkdownLink, Task, WikiLink};
+use super::yaml_lite;
 
 /// The state of a note's frontmatter. The mapping itself is read lazily
 /// ([`Note::properties`]): most passes over a vault only need what is derived from it.
@@ -31,7 +32,7 @@ pub struct Note {
     /// The parsed mapping, filled on first use (a note read from the index parses it only if
     /// someone asks for a property).
     #[serde(skip)]
-    properties_cache: OnceLock<Option<Mapping>>,
+    properties_cache: OnceLock<Option<Box<Mapping>>>,
     /// Byte range of the frontmatter block in the text, when there is a closed block.
     pub frontmatter_block: Option<FrontmatterBlock>,
     pub wikilinks: Vec<WikiLink>,
@@ -72,34 +73,52 @@ impl Note {
         let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
         let body_text = &text[bom..];
         let block = markdown::split_frontmatter(body_text);
-        let (frontmatter, mapping) = match &block {
-            None => (Frontmatter::Absent, None),
-            Some(b) => parse_yaml_block(&body_text[b.yaml.clone()]),
+        let (frontmatter, mapping, fm_tags, aliases) = match &block {
+            None => (Frontmatter::Absent, None, Vec::new(), Vec::new()),
+            Some(b) => {
+                let yaml = &body_text[b.yaml.clone()];
+                match yaml_lite::extract(yaml) {
+                    // the mapping itself is parsed later, if anyone asks for a property
+                    Some(x) => (Frontmatter::Parsed, None, x.tags, x.aliases),
+                    None => {
+                        let (fm, map) = parse_yaml_block(yaml);
+                        let (tags, aliases) = tags_and_aliases(map.as_ref());
+                        (fm, map, tags, aliases)
+                    }
+                }
+            }
         };
         let frontmatter_yaml = block
             .as_ref()
             .map(|b| body_text[b.yaml.clone()].to_string());
-        let masked = markdown::mask(body_text, block.as_ref());
+        // only the body is scanned; spans and line numbers are shifted back to the whole text
+        let body_start = block.as_ref().map_or(0, |b| b.block.end);
+        let masked = markdown::mask_body(&body_text[body_start..]);
+        let offset = bom + body_start;
+        let line_offset = memchr::memchr_iter(b'\n', &body_text.as_bytes()[..body_start]).count();
+        let shift_body = |r: Range<usize>| r.start + offset..r.end + offset;
         let shift = |r: Range<usize>| r.start + bom..r.end + bom;
         let mut wikilinks = markdown::wikilinks(&masked);
         for l in &mut wikilinks {
-            l.span = shift(l.span.clone());
+            l.span = shift_body(l.span.clone());
         }
         let mut markdown_links = markdown::markdown_links(&masked);
         for l in &mut markdown_links {
-            l.span = shift(l.span.clone());
-            l.dest_span = shift(l.dest_span.clone());
+            l.span = shift_body(l.span.clone());
+            l.dest_span = shift_body(l.dest_span.clone());
         }
         let mut tags: Vec<String> = markdown::inline_tags(&masked)
             .into_iter()
             .map(|t| t.1)
             .collect();
-        let mut aliases = Vec::new();
-        if let Some(map) = &mapping {
-            tags.extend(frontmatter_tags(map));
-            aliases = frontmatter_aliases(map);
+        tags.extend(fm_tags);
+        let (mut headings, block_ids, mut tasks) = markdown::structure(&masked);
+        for h in &mut headings {
+            h.line += line_offset;
         }
-        let (headings, block_ids, tasks) = markdown::structure(&masked);
+        for t in &mut tasks {
+            t.line += line_offset;
+        }
         let mut frontmatter_links = block
             .as_ref()
             .map(|b| markdown::wikilinks(&body_text[b.yaml.clone()]))
@@ -114,11 +133,18 @@ impl Note {
             b
         });
         let body_len = text.len() - frontmatter_block.as_ref().map_or(bom, |b| b.block.end);
+        // a vault holds every note at once: lists are kept at their exact length
+        wikilinks.shrink_to_fit();
+        markdown_links.shrink_to_fit();
+        tags.shrink_to_fit();
+        headings.shrink_to_fit();
+        tasks.shrink_to_fit();
         Note {
             path: path.into(),
             frontmatter,
             frontmatter_yaml,
-            properties_cache: OnceLock::from(mapping),
+            properties_cache: mapping
+                .map_or_else(OnceLock::new, |m| OnceLock::from(Some(Box::new(m)))),
             frontmatter_block,
             wikilinks,
             markdown_links,
@@ -152,8 +178,12 @@ impl Note {
             return None;
         }
         self.properties_cache
-            .get_or_init(|| parse_yaml_block(self.frontmatter_yaml.as_deref().unwrap_or("")).1)
-            .as_ref()
+            .get_or_init(|| {
+                parse_yaml_block(self.frontmatter_yaml.as_deref().unwrap_or(""))
+                    .1
+                    .map(Box::new)
+            })
+            .as_deref()
     }
 
     /// A frontmatter value by key (exact key first, then case-insensitive).
@@ -190,6 +220,20 @@ pub fn scalar_to_string(v: &Value) -> Option<String> {
         Value::Tagged(t) => scalar_to_string(&t.value),
         _ => None,
     }
+}
+
+fn tags_and_aliases(map: Option<&Mapping>) -> (Vec<String>, Vec<String>) {
+    map.map_or_else(Default::default, |m| {
+        (frontmatter_tags(m), frontmatter_aliases(m))
+    })
+}
+
+/// The full parse's verdict, tags and aliases for a frontmatter block (the reference the fast
+/// path is checked against).
+pub fn full_extract(yaml: &str) -> (Frontmatter, Vec<String>, Vec<String>) {
+    let (fm, map) = parse_yaml_block(yaml);
+    let (tags, aliases) = tags_and_aliases(map.as_ref());
+    (fm, tags, aliases)
 }
 
 fn parse_yaml_block(yaml: &str) -> (Frontmatter, Option<Mapping>) {
@@ -335,5 +379,75 @@ mod tests {
         let note = Note::parse_text("a/b/My Note.md", "");
         assert_eq!(note.name(), "My Note");
         assert_eq!(note.folder(), "a/b");
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn piece() -> impl Strategy<Value = String> {
+            prop::sample::select(vec![
+                "[[A]]",
+                "![[B|b]]",
+                "#tag",
+                " ",
+                "\n",
+                "# H\n",
+                "- [ ] task\n",
+                "x ^id\n",
+                "```\n",
+                "~~~\n",
+                "`[[C]]`",
+                "%%",
+                "<!--",
+                "-->",
+                "[t](d.md)",
+                "é",
+                "---\n",
+                "\r\n",
+            ])
+            .prop_map(String::from)
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+            /// Scanning only the body and shifting back equals scanning the whole masked text.
+            #[test]
+            fn body_scan_equals_whole_text_scan(
+                bom in any::<bool>(),
+                fm in prop::option::of("[a-z: \\[\\]#\n]{0,20}"),
+                body in prop::collection::vec(piece(), 0..30),
+            ) {
+                let mut text = String::new();
+                if bom {
+                    text.push('\u{feff}');
+                }
+                if let Some(fm) = &fm {
+                    text.push_str(&format!("---\n{fm}\n---\n"));
+                }
+                text.push_str(&body.concat());
+                let note = Note::parse_text("n.md", &text);
+                let skip = if bom { 3 } else { 0 };
+                let whole = &text[skip..];
+                let block = markdown::split_frontmatter(whole);
+                let masked = markdown::mask(whole, block.as_ref());
+                let spans: Vec<Range<usize>> = markdown::wikilinks(&masked)
+                    .into_iter()
+                    .map(|l| l.span.start + skip..l.span.end + skip)
+                    .collect();
+                prop_assert_eq!(note.wikilinks.iter().map(|l| l.span.clone()).collect::<Vec<_>>(), spans);
+                let md: Vec<Range<usize>> = markdown::markdown_links(&masked)
+                    .into_iter()
+                    .map(|l| l.dest_span.start + skip..l.dest_span.end + skip)
+                    .collect();
+                prop_assert_eq!(note.markdown_links.iter().map(|l| l.dest_span.clone()).collect::<Vec<_>>(), md);
+                let (headings, blocks, tasks) = markdown::structure(&masked);
+                prop_assert_eq!(&note.headings, &headings);
+                prop_assert_eq!(&note.block_ids, &blocks);
+                prop_assert_eq!(&note.tasks, &tasks);
+                let inline: Vec<String> = markdown::inline_tags(&masked).into_iter().map(|t| t.1).collect();
+                prop_assert_eq!(&note.tags[..inline.len()], &inline[..]);
+            }
+        }
     }
 }

@@ -1,9 +1,9 @@
 //! Link resolution, the Obsidian way (see `spec/vault-conventions.md`).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Where a link points.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Resolution {
     /// `[[#Heading]]`: the linking note itself.
     SelfLink,
@@ -31,10 +31,14 @@ pub struct FileTable {
     /// Vault-relative paths by id (sorted when the table was built; `""` for a removed file).
     pub paths: Vec<String>,
     /// Lower-cased path → files (several only when names differ by case alone).
-    by_path: HashMap<String, Vec<usize>>,
-    by_file_name: HashMap<String, Vec<usize>>,
-    by_note_name: HashMap<String, Vec<usize>>,
+    by_path: HashMap<String, Ids>,
+    by_file_name: HashMap<String, Ids>,
+    by_note_name: HashMap<String, Ids>,
 }
+
+/// Files sharing a key: almost always one, kept inline (a vault has three such maps, each with
+/// an entry per file).
+type Ids = smallvec::SmallVec<[usize; 1]>;
 
 fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
@@ -52,7 +56,12 @@ impl FileTable {
     /// Builds the table; `paths` need not be sorted.
     pub fn new(mut paths: Vec<String>) -> Self {
         paths.sort();
-        let mut table = FileTable::default();
+        let mut table = FileTable {
+            paths: Vec::new(),
+            by_path: HashMap::with_capacity_and_hasher(paths.len(), Default::default()),
+            by_file_name: HashMap::with_capacity_and_hasher(paths.len(), Default::default()),
+            by_note_name: HashMap::with_capacity_and_hasher(paths.len(), Default::default()),
+        };
         for (id, p) in paths.iter().enumerate() {
             let lower = p.to_lowercase();
             table.by_path.entry(lower.clone()).or_default().push(id);
@@ -86,9 +95,9 @@ impl FileTable {
     fn unindex_path(&mut self, id: usize) {
         let lower = self.paths[id].to_lowercase();
         let name = file_name(&lower).to_string();
-        let drop = |m: &mut HashMap<String, Vec<usize>>, k: &str| {
+        let drop = |m: &mut HashMap<String, Ids>, k: &str| {
             if let Some(v) = m.get_mut(k) {
-                v.retain(|&x| x != id);
+                v.retain(|x| *x != id);
                 if v.is_empty() {
                     m.remove(k);
                 }
@@ -182,16 +191,24 @@ impl FileTable {
                 ambiguous: false,
             };
         }
+        // a file ending in `/a/b` or `/a/b.md` is named `b` or `b.md`: only those are checked
         let suffix = format!("/{stripped}");
         let suffix_md = format!("{suffix}.md");
-        let candidates: Vec<usize> = self
-            .live()
-            .filter(|(_, p)| {
-                let p = p.to_lowercase();
+        let leaf = file_name(stripped);
+        let mut candidates: Vec<usize> = self
+            .by_note_name
+            .get(leaf)
+            .into_iter()
+            .chain(self.by_file_name.get(leaf))
+            .flatten()
+            .copied()
+            .filter(|&i| {
+                let p = self.paths[i].to_lowercase();
                 p.ends_with(&suffix) || p.ends_with(&suffix_md)
             })
-            .map(|(i, _)| i)
             .collect();
+        candidates.sort_unstable();
+        candidates.dedup();
         self.pick(from_dir, candidates)
     }
 

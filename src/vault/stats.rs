@@ -1,6 +1,6 @@
 //! `crew vault stats`: the counts of a vault, by the rules of `spec/vault-conventions.md`.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use serde::Serialize;
 
@@ -35,8 +35,9 @@ impl VaultStats {
             attachments: vault.attachments().count(),
             ..VaultStats::default()
         };
-        let mut tags = HashSet::new();
-        let mut names: HashMap<String, BTreeSet<String>> = HashMap::new();
+        let mut tags = FxHashSet::default();
+        // per lower-cased name: the first folder seen, and whether another folder has it too
+        let mut names: FxHashMap<String, (&str, bool)> = FxHashMap::default();
         for (i, note) in vault.notes.iter().enumerate() {
             if note.frontmatter_block.is_some() {
                 s.notes_with_frontmatter += 1;
@@ -66,12 +67,18 @@ impl VaultStats {
             if !note.tags.is_empty() {
                 s.notes_with_tags += 1;
             }
-            tags.extend(note.tags.iter().map(|t| t.to_lowercase()));
+            for t in &note.tags {
+                if !tags.contains(t.as_str()) {
+                    tags.insert(t.to_lowercase());
+                }
+            }
             s.aliases += note.aliases.len();
-            names
+            let seen = names
                 .entry(note.name().to_lowercase())
-                .or_default()
-                .insert(note.folder().to_string());
+                .or_insert((note.folder(), false));
+            if seen.0 != note.folder() {
+                seen.1 = true;
+            }
         }
         let edges = vault.edges();
         s.graph_edges = edges.len();
@@ -88,7 +95,7 @@ impl VaultStats {
             .filter(|&(&i, &o)| !i && !o)
             .count();
         s.tags_distinct = tags.len();
-        s.duplicate_name_groups = names.values().filter(|f| f.len() > 1).count();
+        s.duplicate_name_groups = names.values().filter(|f| f.1).count();
         s
     }
 }

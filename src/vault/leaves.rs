@@ -1,0 +1,190 @@
+//! Which links name which file leaf: the inverted index that lets a change to one file touch
+//! only the links that can be affected by it.
+//!
+//! Resolution only ever matches a link against files whose leaf (lower-cased last segment,
+//! without `.md`) equals the link's, so after a file appears, disappears or moves, only the
+//! links naming its old or new leaf can resolve differently. Built on the first change to a
+//! vault (reading commands never need it).
+
+use rustc_hash::FxHashMap;
+
+use super::note::Note;
+
+/// Where a link lives in a note.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LinkKind {
+    /// `note.wikilinks[i]` (body wikilinks and embeds; the only ones with a resolution).
+    Wiki,
+    /// `note.frontmatter_links[i]`.
+    Frontmatter,
+    /// `note.markdown_links[i]`.
+    Markdown,
+}
+
+/// One link of one note: sorts in note order, then wikilinks, frontmatter links, Markdown
+/// links, each in text order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LinkRef {
+    pub note: usize,
+    pub kind: LinkKind,
+    pub index: usize,
+}
+
+/// The lower-cased last segment of a link target or a path, without `.md`.
+pub fn leaf(s: &str) -> String {
+    let last = s.rsplit('/').next().unwrap_or(s).trim().to_lowercase();
+    last.strip_suffix(".md").map(str::to_string).unwrap_or(last)
+}
+
+/// The leaves a link can match: its [`leaf`], and for a target ending in `.md` also the
+/// segment with it (`[[b.md]]` also finds a file named `b.md.md`, whose leaf is `b.md`).
+fn link_leaves(target: &str) -> impl Iterator<Item = String> {
+    let last = target
+        .rsplit('/')
+        .next()
+        .unwrap_or(target)
+        .trim()
+        .to_lowercase();
+    let short = last.strip_suffix(".md").map(str::to_string);
+    std::iter::once(last).chain(short)
+}
+
+/// Every link of every note, by the leaf of its target. Links with an empty target (`[[#h]]`)
+/// name no file and are left out.
+#[derive(Debug, Clone, Default)]
+pub struct LeafIndex {
+    by_leaf: FxHashMap<String, Vec<LinkRef>>,
+}
+
+impl LeafIndex {
+    pub fn build(notes: &[Note]) -> LeafIndex {
+        let mut index = LeafIndex::default();
+        for (n, note) in notes.iter().enumerate() {
+            index.add(n, note);
+        }
+        index
+    }
+
+    fn links(n: usize, note: &Note) -> impl Iterator<Item = (LinkRef, &str)> {
+        let wiki = note.wikilinks.iter().enumerate().map(move |(i, l)| {
+            (
+                LinkRef {
+                    note: n,
+                    kind: LinkKind::Wiki,
+                    index: i,
+                },
+                l.target.as_str(),
+            )
+        });
+        let front = note
+            .frontmatter_links
+            .iter()
+            .enumerate()
+            .map(move |(i, l)| {
+                (
+                    LinkRef {
+                        note: n,
+                        kind: LinkKind::Frontmatter,
+                        index: i,
+                    },
+                    l.target.as_str(),
+                )
+            });
+        let md = note.markdown_links.iter().enumerate().map(move |(i, l)| {
+            (
+                LinkRef {
+                    note: n,
+                    kind: LinkKind::Markdown,
+                    index: i,
+                },
+                l.target.as_str(),
+            )
+        });
+        wiki.chain(front)
+            .chain(md)
+            .filter(|(_, target)| !target.trim().is_empty())
+    }
+
+    /// Records the links of note `n`.
+    pub fn add(&mut self, n: usize, note: &Note) {
+        for (r, target) in LeafIndex::links(n, note) {
+            for key in link_leaves(target) {
+                self.by_leaf.entry(key).or_default().push(r);
+            }
+        }
+    }
+
+    /// Forgets the links of note `n` as they were in `old` (call before replacing the note).
+    pub fn remove(&mut self, n: usize, old: &Note) {
+        for (_, target) in LeafIndex::links(n, old) {
+            for key in link_leaves(target) {
+                if let Some(refs) = self.by_leaf.get_mut(&key) {
+                    refs.retain(|r| r.note != n);
+                    if refs.is_empty() {
+                        self.by_leaf.remove(&key);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The links naming any of `leaves`, sorted, without repeats.
+    pub fn naming(&self, leaves: &[String]) -> Vec<LinkRef> {
+        let mut out: Vec<LinkRef> = leaves
+            .iter()
+            .filter_map(|l| self.by_leaf.get(l))
+            .flatten()
+            .copied()
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_are_found_by_leaf_and_forgotten_on_change() {
+        let a = Note::parse_text("a.md", "[[Folder/B]] [[b.md|x]] [[#h]] [t](sub/B.md)");
+        let c = Note::parse_text("c.md", "---\nup: \"[[B]]\"\n---\n[[D]]");
+        let notes = vec![a, c];
+        let mut index = LeafIndex::build(&notes);
+        let refs = index.naming(&["b".to_string()]);
+        assert_eq!(
+            refs,
+            vec![
+                LinkRef {
+                    note: 0,
+                    kind: LinkKind::Wiki,
+                    index: 0
+                },
+                LinkRef {
+                    note: 0,
+                    kind: LinkKind::Wiki,
+                    index: 1
+                },
+                LinkRef {
+                    note: 0,
+                    kind: LinkKind::Markdown,
+                    index: 0
+                },
+                LinkRef {
+                    note: 1,
+                    kind: LinkKind::Frontmatter,
+                    index: 0
+                },
+            ]
+        );
+        index.remove(1, &notes[1]);
+        let changed = Note::parse_text("c.md", "[[E]]");
+        index.add(1, &changed);
+        assert_eq!(index.naming(&["b".to_string()]).len(), 3);
+        assert!(index.naming(&["d".to_string()]).is_empty());
+        assert_eq!(index.naming(&["e".to_string(), "e".to_string()]).len(), 1);
+        // `[[b.md]]` may name a file called `b.md.md`
+        assert_eq!(index.naming(&["b.md".to_string()]).len(), 2);
+    }
+}
