@@ -173,6 +173,24 @@ pub fn now_stamp(now: &NaiveDateTime) -> String {
     now.format("%Y-%m-%dT%H:%M:%S").to_string()
 }
 
+/// A note's text read again from disk (the vault keeps no text), and where its body starts.
+/// The start falls back to 0 when the file changed since it was read and no longer fits.
+pub fn reread(vault: &crate::vault::Vault, note: &Note) -> Option<(String, usize)> {
+    let bytes = std::fs::read(vault.root.join(&note.path)).ok()?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let start = note
+        .frontmatter_block
+        .as_ref()
+        .map_or(0, |b| b.block.end)
+        .min(text.len());
+    let start = if text.is_char_boundary(start) {
+        start
+    } else {
+        0
+    };
+    Some((text, start))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,7 +27,7 @@ use crate::vault::{Frontmatter, Resolution, Vault};
 pub const REQUIRED_KEYS: &[&str] = &["type", "date", "tags", "status"];
 
 /// MinHash sketch size for near-duplicate candidates.
-const SKETCH: usize = 8;
+const SKETCH: usize = 10;
 
 /// A broken link and the note it most likely meant.
 #[derive(Debug, Clone, Serialize)]
@@ -71,18 +71,39 @@ fn exempt(path: &str, f: &Folders) -> bool {
         || path == "_index.md"
 }
 
-fn shingles(text: &str) -> BTreeSet<u64> {
-    let ws: Vec<String> =
-        crate::dispatch::normalize::words(&crate::dispatch::normalize::normalize(text))
-            .map(str::to_string)
-            .collect();
-    ws.windows(3)
+/// The hashes of a text's word 3-shingles (the FNV-1a of `"w1 w2 w3"`), sorted, no repeats.
+fn shingles(text: &str) -> Vec<u64> {
+    use crate::vault::gate::{FNV_OFFSET, fnv1a};
+    let normal = crate::dispatch::normalize::normalize(text);
+    let ws: Vec<&str> = crate::dispatch::normalize::words(&normal).collect();
+    let mut out: Vec<u64> = ws
+        .windows(3)
         .map(|w| {
-            let joined = w.join(" ");
-            u64::from_str_radix(&crate::vault::gate::fingerprint(joined.as_bytes()), 16)
-                .unwrap_or(0)
+            let h = fnv1a(FNV_OFFSET, w[0].as_bytes());
+            let h = fnv1a(fnv1a(h, b" "), w[1].as_bytes());
+            fnv1a(fnv1a(h, b" "), w[2].as_bytes())
         })
-        .collect()
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// How many values two sorted, repeat-free lists share.
+fn shared_count(a: &[u64], b: &[u64]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
 }
 
 /// Runs every mechanical check over the vault.
@@ -110,8 +131,32 @@ pub fn audit(vault: &Vault, f: &Folders, today: chrono::NaiveDate) -> Audit {
     }
     let mut by_name: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut by_content: HashMap<String, Vec<String>> = HashMap::new();
-    let mut shingle_sets: Vec<(String, BTreeSet<u64>)> = Vec::new();
+    let mut shingle_sets: Vec<(String, Vec<u64>)> = Vec::new();
+    // the bodies are read again (the vault keeps no text) in parallel: content fingerprint
+    // and shingles per note
+    let bodies: Vec<Option<(String, Vec<u64>)>> = {
+        use rayon::prelude::*;
+        vault
+            .notes
+            .par_iter()
+            .map(|n| {
+                if exempt(&n.path, f) {
+                    return None;
+                }
+                let (text, body_start) = common::reread(vault, n)?;
+                let body = text[body_start..].trim();
+                (body.len() >= 40).then(|| {
+                    (
+                        crate::vault::gate::fingerprint(body.as_bytes()),
+                        shingles(body),
+                    )
+                })
+            })
+            .collect()
+    };
+    let mut bodies = bodies.into_iter();
     for (i, n) in vault.notes.iter().enumerate() {
+        let body = bodies.next().flatten();
         let templates = n.path.starts_with(&format!("{}/", f.templates));
         for (link, r) in n.wikilinks.iter().zip(&vault.resolved[i]) {
             a.links += 1;
@@ -159,7 +204,7 @@ pub fn audit(vault: &Vault, f: &Folders, today: chrono::NaiveDate) -> Audit {
             Frontmatter::Parsed => {
                 let missing: Vec<String> = REQUIRED_KEYS
                     .iter()
-                    .filter(|k| n.property(k).is_none())
+                    .filter(|k| !n.has_property(k))
                     .map(|k| k.to_string())
                     .collect();
                 if !missing.is_empty() {
@@ -170,9 +215,7 @@ pub fn audit(vault: &Vault, f: &Folders, today: chrono::NaiveDate) -> Audit {
                 {
                     a.bad_dates.push((n.path.clone(), d));
                 }
-                for t in crate::vault::note::frontmatter_tags(
-                    n.properties().unwrap_or(&Default::default()),
-                ) {
+                for t in n.frontmatter_tag_list() {
                     if t != t.to_lowercase() || t.contains(' ') || t.contains('_') {
                         a.bad_tags.push((n.path.clone(), t));
                     }
@@ -211,22 +254,10 @@ pub fn audit(vault: &Vault, f: &Folders, today: chrono::NaiveDate) -> Audit {
                 a.stale.push((n.path.clone(), age, incoming[i] > 0));
             }
         }
-        if let Ok(bytes) = std::fs::read(vault.root.join(&n.path)) {
-            let text = String::from_utf8_lossy(&bytes);
-            let body_start = n
-                .frontmatter_block
-                .as_ref()
-                .map_or(0, |b| b.block.end.min(text.len()));
-            let body = text[body_start..].trim();
-            if body.len() >= 40 {
-                by_content
-                    .entry(crate::vault::gate::fingerprint(body.as_bytes()))
-                    .or_default()
-                    .push(n.path.clone());
-                let sh = shingles(body);
-                if sh.len() >= 8 {
-                    shingle_sets.push((n.path.clone(), sh));
-                }
+        if let Some((print, sh)) = body {
+            by_content.entry(print).or_default().push(n.path.clone());
+            if sh.len() >= 8 {
+                shingle_sets.push((n.path.clone(), sh));
             }
         }
     }
@@ -245,45 +276,62 @@ pub fn audit(vault: &Vault, f: &Folders, today: chrono::NaiveDate) -> Audit {
     identical.sort();
     let identical_set: BTreeSet<&String> = identical.iter().flatten().collect();
     // near-duplicates: Jaccard similarity of word 3-shingles ≥ 70 %. Candidate pairs come from
-    // bottom-8 MinHash sketches (two notes that similar share a sketch value unless a chance of
-    // about 0.3^8 < 0.01 % goes against them); only candidates get the exact comparison.
+    // bottom-10 MinHash sketches: two notes are compared exactly only when their sketches
+    // share at least two values. A pair that similar shares fewer with a probability of about
+    // 0.3^11 + 11 · 0.7 · 0.3^10 < 0.005 %; a value in more than 200 sketches (a stock phrase)
+    // proposes no pairs.
     let mut buckets: HashMap<u64, Vec<usize>> = HashMap::new();
     for (i, (_, set)) in shingle_sets.iter().enumerate() {
         for h in set.iter().take(SKETCH) {
             buckets.entry(*h).or_default().push(i);
         }
     }
-    let mut candidates: BTreeSet<(usize, usize)> = BTreeSet::new();
-    for members in buckets.values() {
-        if members.len() > 1 && members.len() <= 200 {
-            for x in 0..members.len() {
-                for y in x + 1..members.len() {
-                    candidates.insert((members[x], members[y]));
-                }
-            }
-        }
-    }
-    for (i, j) in candidates {
-        let (pa, sa) = &shingle_sets[i];
-        let (pb, sb) = &shingle_sets[j];
-        if identical_set.contains(pa) && identical_set.contains(pb) {
-            continue;
-        }
-        let (small, big) = if sa.len() < sb.len() {
-            (sa, sb)
-        } else {
-            (sb, sa)
-        };
-        if (small.len() as f64) < 0.7 * big.len() as f64 {
-            continue;
-        }
-        let inter = small.intersection(big).count();
-        let union = sa.len() + sb.len() - inter;
-        let sim = (inter * 100 / union.max(1)) as u32;
-        if sim >= 70 {
-            a.near_duplicates.push((pa.clone(), pb.clone(), sim));
-        }
-    }
+    let near: Vec<(String, String, u32)> = {
+        use rayon::prelude::*;
+        (0..shingle_sets.len())
+            .into_par_iter()
+            .flat_map_iter(|i| {
+                let (pa, sa) = &shingle_sets[i];
+                let mut partners: Vec<usize> = sa
+                    .iter()
+                    .take(SKETCH)
+                    .filter_map(|h| buckets.get(h))
+                    .filter(|members| members.len() <= 200)
+                    .flatten()
+                    .copied()
+                    .filter(|&j| j > i)
+                    .collect();
+                partners.sort_unstable();
+                let mut twice: Vec<usize> = partners
+                    .windows(2)
+                    .filter(|w| w[0] == w[1])
+                    .map(|w| w[0])
+                    .collect();
+                twice.dedup();
+                let identical_set = &identical_set;
+                let shingle_sets = &shingle_sets;
+                twice.into_iter().filter_map(move |j| {
+                    let (pb, sb) = &shingle_sets[j];
+                    if identical_set.contains(pa) && identical_set.contains(pb) {
+                        return None;
+                    }
+                    let (small, big) = if sa.len() < sb.len() {
+                        (sa, sb)
+                    } else {
+                        (sb, sa)
+                    };
+                    if (small.len() as f64) < 0.7 * big.len() as f64 {
+                        return None;
+                    }
+                    let inter = shared_count(sa, sb);
+                    let union = sa.len() + sb.len() - inter;
+                    let sim = (inter * 100 / union.max(1)) as u32;
+                    (sim >= 70).then(|| (pa.clone(), pb.clone(), sim))
+                })
+            })
+            .collect()
+    };
+    a.near_duplicates.extend(near);
     a.identical = identical;
     a.stale.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
     a
@@ -1067,5 +1115,73 @@ fn growth(ctx: &mut Ctx) -> NativeOutput {
         postit: format!("growth {}: {} this week", ctx.today(), within(0, 7)),
         text: out,
         attention: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sketches find every pair an all-pairs comparison finds, and nothing else.
+    #[test]
+    fn near_duplicates_match_an_all_pairs_comparison() {
+        let dir = tempfile::tempdir().expect("tmp");
+        crate::synth::generate(dir.path(), 300, 5, 5).expect("generate");
+        let words: Vec<String> = (0..400)
+            .map(|i| format!("w{}x{}", i * 7919 % 1000, i))
+            .collect();
+        // 12 notes with bodies of their own, each copied with 0..6 of 100 words changed
+        for k in 0..12 {
+            let body: Vec<&str> = (0..100)
+                .map(|i| words[(k * 31 + i * 3) % 400].as_str())
+                .collect();
+            std::fs::write(
+                dir.path().join(format!("03-Resources/Orig {k}.md")),
+                body.join(" "),
+            )
+            .expect("orig");
+            let mut copy = body.clone();
+            for c in 0..k / 2 {
+                copy[c * 17 % 100] = "changed";
+            }
+            std::fs::write(
+                dir.path().join(format!("03-Resources/Copy {k}.md")),
+                copy.join(" "),
+            )
+            .expect("copy");
+        }
+        let vault = Vault::open_fresh(dir.path()).expect("open");
+        let f = Folders::default();
+        let today = chrono::NaiveDate::from_ymd_opt(2026, 11, 30).expect("date");
+        let a = audit(&vault, &f, today);
+        let sets: Vec<(String, Vec<u64>)> = vault
+            .notes
+            .iter()
+            .filter(|n| !exempt(&n.path, &f))
+            .filter_map(|n| {
+                let text = std::fs::read_to_string(vault.root.join(&n.path)).ok()?;
+                let start = n.frontmatter_block.as_ref().map_or(0, |b| b.block.end);
+                let body = text[start..].trim();
+                let sh = shingles(body);
+                (body.len() >= 40 && sh.len() >= 8).then(|| (n.path.clone(), sh))
+            })
+            .collect();
+        let mut expected = Vec::new();
+        for i in 0..sets.len() {
+            for j in i + 1..sets.len() {
+                let inter = shared_count(&sets[i].1, &sets[j].1);
+                let union = sets[i].1.len() + sets[j].1.len() - inter;
+                let sim = (inter * 100 / union.max(1)) as u32;
+                let identical = inter == sets[i].1.len() && inter == sets[j].1.len();
+                if sim >= 70 && !identical {
+                    expected.push((sets[i].0.clone(), sets[j].0.clone(), sim));
+                }
+            }
+        }
+        assert!(
+            expected.len() >= 10,
+            "the test vault should hold near-duplicates: {expected:?}"
+        );
+        assert_eq!(a.near_duplicates, expected);
     }
 }

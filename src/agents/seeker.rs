@@ -143,7 +143,20 @@ pub fn strip_intent(q: &mut Query) {
 }
 
 pub fn edit_distance_at_most_one(a: &str, b: &str) -> bool {
+    // called for every word of every note against each term: ASCII words are compared as
+    // bytes without allocating; a length gap of more than one edit can answer at once
+    if a.is_ascii() && b.is_ascii() {
+        return within_one_edit(a.as_bytes(), b.as_bytes());
+    }
+    // one inserted or replaced character changes the length by at most 4 bytes
+    if a.len().abs_diff(b.len()) > 4 {
+        return false;
+    }
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    within_one_edit(&a, &b)
+}
+
+fn within_one_edit<T: PartialEq>(a: &[T], b: &[T]) -> bool {
     if a.len().abs_diff(b.len()) > 1 {
         return false;
     }
@@ -277,22 +290,13 @@ fn score_note(
     let mut fm_text = note.tags.join(" ");
     fm_text.push(' ');
     fm_text.push_str(&note.aliases.join(" "));
-    if let Some(props) = note.properties() {
-        for (_, v) in props {
-            if let Some(s) = crate::vault::note::scalar_to_string(v) {
-                fm_text.push(' ');
-                fm_text.push_str(&s);
-            }
-        }
+    for text in note.property_texts() {
+        fm_text.push(' ');
+        fm_text.push_str(&text);
     }
     let fm_norm = normalize(&fm_text);
     let fm_words: Vec<&str> = words(&fm_norm).collect();
-    let raw = std::fs::read(vault.root.join(&note.path)).ok()?;
-    let text = String::from_utf8_lossy(&raw);
-    let body_start = note
-        .frontmatter_block
-        .as_ref()
-        .map_or(0, |b| b.block.end.min(text.len()));
+    let (text, body_start) = common::reread(vault, note)?;
     let body = &text[body_start..];
     let body_norm = normalize(body);
     let mut body_words: Vec<&str> = words(&body_norm).collect();

@@ -84,23 +84,15 @@ impl Vault {
             return Err(VaultError::NotADir(root.to_path_buf()));
         }
         // Every file's path, from the directory entries alone (no stat): hidden entries and
-        // symlinks are not followed. Notes are stat-ed later, in parallel.
+        // symlinks are not followed. The top-level folders are walked in parallel.
         let mut listing: Vec<String> = Vec::new();
         let mut temps: Vec<PathBuf> = Vec::new();
-        let walker = walkdir::WalkDir::new(root)
-            .follow_links(false)
-            .into_iter()
-            .filter_entry(|e| {
-                let name = e.file_name().to_string_lossy();
-                if name.starts_with(".crew-tmp-")
-                    && name.ends_with(".part")
-                    && e.file_type().is_file()
-                {
-                    temps.push(e.path().to_path_buf());
-                }
-                e.depth() == 0 || !name.starts_with('.')
-            });
-        for entry in walker {
+        let mut folders: Vec<PathBuf> = Vec::new();
+        let top = std::fs::read_dir(root).map_err(|source| VaultError::Io {
+            path: root.to_path_buf(),
+            source,
+        })?;
+        for entry in top {
             let entry = match entry {
                 Ok(e) => e,
                 Err(e) => {
@@ -108,13 +100,29 @@ impl Vault {
                     continue;
                 }
             };
-            if !entry.file_type().is_file() {
-                continue;
-            }
-            let Ok(rel) = entry.path().strip_prefix(root) else {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Ok(kind) = entry.file_type() else {
                 continue;
             };
-            listing.push(rel_to_string(rel));
+            if is_crew_temp(&name) && kind.is_file() {
+                temps.push(entry.path());
+            }
+            if name.starts_with('.') {
+                continue;
+            }
+            if kind.is_dir() {
+                folders.push(entry.path());
+            } else if kind.is_file() {
+                listing.push(name);
+            }
+        }
+        let walked: Vec<(Vec<String>, Vec<PathBuf>)> = folders
+            .par_iter()
+            .map(|dir| walk_folder(root, dir))
+            .collect();
+        for (files, found_temps) in walked {
+            listing.extend(files);
+            temps.extend(found_temps);
         }
         listing.sort_unstable();
         // file ids are positions in the sorted listing (the table keeps its order)
@@ -309,20 +317,22 @@ impl Vault {
     /// Outgoing note-to-note edges of the link graph, de-duplicated and sorted:
     /// `(source, destination)`.
     pub fn edges(&self) -> Vec<(usize, usize)> {
-        let mut edges = Vec::new();
-        let mut targets = Vec::new();
-        for (src, links) in self.resolved.iter().enumerate() {
-            targets.clear();
-            targets.extend(
-                links
+        use rayon::prelude::*;
+        let per_source: Vec<Vec<(usize, usize)>> = self
+            .resolved
+            .par_iter()
+            .enumerate()
+            .map(|(src, links)| {
+                let mut targets: Vec<usize> = links
                     .iter()
-                    .filter_map(|r| r.file().and_then(|f| self.note_of_file(f))),
-            );
-            targets.sort_unstable();
-            targets.dedup();
-            edges.extend(targets.iter().map(|&dst| (src, dst)));
-        }
-        edges
+                    .filter_map(|r| r.file().and_then(|f| self.note_of_file(f)))
+                    .collect();
+                targets.sort_unstable();
+                targets.dedup();
+                targets.into_iter().map(|dst| (src, dst)).collect()
+            })
+            .collect();
+        per_source.concat()
     }
 
     /// For each note, the notes linking to it.
@@ -474,6 +484,43 @@ impl Vault {
     }
 }
 
+fn is_crew_temp(name: &str) -> bool {
+    name.starts_with(".crew-tmp-") && name.ends_with(".part")
+}
+
+/// The files under one top-level folder (vault-relative paths), and crew's stale temporary
+/// files found on the way. Hidden entries are skipped, symlinks not followed.
+fn walk_folder(root: &Path, dir: &Path) -> (Vec<String>, Vec<PathBuf>) {
+    let mut files = Vec::new();
+    let mut temps = Vec::new();
+    let walker = walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            if is_crew_temp(&name) && e.file_type().is_file() {
+                temps.push(e.path().to_path_buf());
+            }
+            e.depth() == 0 || !name.starts_with('.')
+        });
+    for entry in walker {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                tracing::warn!("skipping an unreadable entry: {e}");
+                continue;
+            }
+        };
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        if let Ok(rel) = entry.path().strip_prefix(root) {
+            files.push(rel_to_string(rel));
+        }
+    }
+    (files, temps)
+}
+
 /// Reads a file with the stamp of the open file, taken before the read: a change after the
 /// stamp makes the next stamp differ, so the index never pairs old bytes with a new stamp.
 fn read_with_stamp(path: &Path) -> std::io::Result<(Vec<u8>, index::Stamp)> {
@@ -506,4 +553,44 @@ pub fn rel_to_string(rel: &Path) -> String {
         .map(|c| c.as_os_str().to_string_lossy())
         .collect::<Vec<_>>()
         .join("/")
+}
+
+#[cfg(test)]
+mod walk_tests {
+    use super::*;
+
+    #[test]
+    fn the_walk_skips_hidden_entries_and_finds_stale_temps_everywhere() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let put = |rel: &str| {
+            let p = dir.path().join(rel);
+            std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+            std::fs::write(p, "x").expect("write");
+        };
+        for rel in [
+            "Root.md",
+            "a/One.md",
+            "a/b/Two.md",
+            "a/b/pic.png",
+            ".obsidian/app.md",
+            "a/.hidden/Secret.md",
+            ".dotfile.md",
+            ".crew-tmp-1.part",
+            "a/b/.crew-tmp-2.part",
+        ] {
+            put(rel);
+        }
+        let v = Vault::open_fresh(dir.path()).expect("open");
+        assert_eq!(
+            v.files.paths,
+            ["Root.md", "a/One.md", "a/b/Two.md", "a/b/pic.png"]
+        );
+        let mut temps: Vec<String> = v
+            .stale_temps
+            .iter()
+            .map(|p| rel_to_string(p.strip_prefix(dir.path()).expect("inside")))
+            .collect();
+        temps.sort();
+        assert_eq!(temps, [".crew-tmp-1.part", "a/b/.crew-tmp-2.part"]);
+    }
 }

@@ -199,7 +199,50 @@ impl Note {
 
     /// A frontmatter value as text (strings, numbers and booleans).
     pub fn property_str(&self, key: &str) -> Option<String> {
+        // most blocks answer without being parsed into a mapping
+        if self.properties_cache.get().is_none()
+            && self.frontmatter == Frontmatter::Parsed
+            && let Some(answer) = yaml_lite::lookup_str(self.frontmatter_yaml.as_deref()?, key)
+        {
+            return answer;
+        }
         self.property(key).and_then(scalar_to_string)
+    }
+
+    /// Whether the frontmatter has a key (in any case), whatever its value.
+    pub fn has_property(&self, key: &str) -> bool {
+        if self.properties_cache.get().is_none()
+            && self.frontmatter == Frontmatter::Parsed
+            && let Some(answer) =
+                yaml_lite::has_key(self.frontmatter_yaml.as_deref().unwrap_or(""), key)
+        {
+            return answer;
+        }
+        self.property(key).is_some()
+    }
+
+    /// The tags written in the frontmatter (`tags`/`tag`), as written.
+    pub fn frontmatter_tag_list(&self) -> Vec<String> {
+        if self.properties_cache.get().is_none()
+            && self.frontmatter == Frontmatter::Parsed
+            && let Some(x) = yaml_lite::extract(self.frontmatter_yaml.as_deref().unwrap_or(""))
+        {
+            return x.tags;
+        }
+        self.properties().map(frontmatter_tags).unwrap_or_default()
+    }
+
+    /// Every frontmatter value that is text (strings, numbers, booleans), in order.
+    pub fn property_texts(&self) -> Vec<String> {
+        if self.properties_cache.get().is_none()
+            && self.frontmatter == Frontmatter::Parsed
+            && let Some(texts) = yaml_lite::texts(self.frontmatter_yaml.as_deref().unwrap_or(""))
+        {
+            return texts;
+        }
+        self.properties()
+            .map(|m| m.values().filter_map(scalar_to_string).collect())
+            .unwrap_or_default()
     }
 
     /// Lower-cased, de-duplicated tags.

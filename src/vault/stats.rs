@@ -29,50 +29,72 @@ pub struct VaultStats {
 }
 
 impl VaultStats {
-    pub fn of(vault: &Vault) -> VaultStats {
+    /// The per-note counts of one note (summed over the vault in parallel).
+    fn of_note(note: &super::Note, resolved: &[Resolution]) -> VaultStats {
         let mut s = VaultStats {
-            notes: vault.notes.len(),
-            attachments: vault.attachments().count(),
+            notes_with_frontmatter: usize::from(note.frontmatter_block.is_some()),
+            frontmatter_errors: usize::from(matches!(
+                note.frontmatter,
+                Frontmatter::Invalid { .. }
+            )),
+            notes_with_tags: usize::from(!note.tags.is_empty()),
+            aliases: note.aliases.len(),
             ..VaultStats::default()
         };
+        for (link, res) in note.wikilinks.iter().zip(resolved) {
+            let unresolved = matches!(res, Resolution::Unresolved);
+            if matches!(
+                res,
+                Resolution::File {
+                    ambiguous: true,
+                    ..
+                }
+            ) {
+                s.links_ambiguous += 1;
+            }
+            if link.embed {
+                s.embeds += 1;
+                s.embeds_unresolved += usize::from(unresolved);
+            } else {
+                s.wikilinks += 1;
+                s.wikilinks_unresolved += usize::from(unresolved);
+            }
+        }
+        s
+    }
+
+    fn add(mut self, o: VaultStats) -> VaultStats {
+        self.notes_with_frontmatter += o.notes_with_frontmatter;
+        self.frontmatter_errors += o.frontmatter_errors;
+        self.notes_with_tags += o.notes_with_tags;
+        self.aliases += o.aliases;
+        self.links_ambiguous += o.links_ambiguous;
+        self.embeds += o.embeds;
+        self.embeds_unresolved += o.embeds_unresolved;
+        self.wikilinks += o.wikilinks;
+        self.wikilinks_unresolved += o.wikilinks_unresolved;
+        self
+    }
+
+    pub fn of(vault: &Vault) -> VaultStats {
+        use rayon::prelude::*;
+        let mut s = vault
+            .notes
+            .par_iter()
+            .zip(&vault.resolved)
+            .map(|(note, resolved)| VaultStats::of_note(note, resolved))
+            .reduce(VaultStats::default, VaultStats::add);
+        s.notes = vault.notes.len();
+        s.attachments = vault.attachments().count();
         let mut tags = FxHashSet::default();
         // per lower-cased name: the first folder seen, and whether another folder has it too
         let mut names: FxHashMap<String, (&str, bool)> = FxHashMap::default();
-        for (i, note) in vault.notes.iter().enumerate() {
-            if note.frontmatter_block.is_some() {
-                s.notes_with_frontmatter += 1;
-            }
-            if matches!(note.frontmatter, Frontmatter::Invalid { .. }) {
-                s.frontmatter_errors += 1;
-            }
-            for (link, res) in note.wikilinks.iter().zip(&vault.resolved[i]) {
-                let unresolved = matches!(res, Resolution::Unresolved);
-                if matches!(
-                    res,
-                    Resolution::File {
-                        ambiguous: true,
-                        ..
-                    }
-                ) {
-                    s.links_ambiguous += 1;
-                }
-                if link.embed {
-                    s.embeds += 1;
-                    s.embeds_unresolved += usize::from(unresolved);
-                } else {
-                    s.wikilinks += 1;
-                    s.wikilinks_unresolved += usize::from(unresolved);
-                }
-            }
-            if !note.tags.is_empty() {
-                s.notes_with_tags += 1;
-            }
+        for note in &vault.notes {
             for t in &note.tags {
                 if !tags.contains(t.as_str()) {
                     tags.insert(t.to_lowercase());
                 }
             }
-            s.aliases += note.aliases.len();
             let seen = names
                 .entry(note.name().to_lowercase())
                 .or_insert((note.folder(), false));

@@ -34,13 +34,77 @@ const NOT_PLAIN_WORDS: &[&str] = &[
     "null", "true", "false", "yes", "no", "on", "off", "y", "n", "inf", "nan", "infinity",
 ];
 
+/// A value as written: one scalar, or a list of scalars.
+enum Written {
+    One(Scalar),
+    List(Vec<Scalar>),
+}
+
 /// Recognises a frontmatter block (the text between the fences); `None` means "ask yaml_serde".
 pub fn extract(yaml: &str) -> Option<Extract> {
+    let mut out = Extract::default();
+    for (key, value) in scan(yaml)? {
+        let role = if key.eq_ignore_ascii_case("tags") || key.eq_ignore_ascii_case("tag") {
+            Role::Tags
+        } else if key.eq_ignore_ascii_case("aliases") || key.eq_ignore_ascii_case("alias") {
+            Role::Aliases
+        } else {
+            Role::Other
+        };
+        match value {
+            Written::One(v) => take_one(role, v, &mut out)?,
+            Written::List(items) => take_list(role, items, &mut out)?,
+        }
+    }
+    Some(out)
+}
+
+/// A property as text, as [`crate::vault::Note::property_str`] gives it (exact key first, then
+/// any case): `Some(None)` when the block certainly has no such text value, `None` when only
+/// the full parse can tell.
+pub fn lookup_str(yaml: &str, key: &str) -> Option<Option<String>> {
+    let entries = scan(yaml)?;
+    let found = entries.iter().position(|(k, _)| *k == key).or_else(|| {
+        entries
+            .iter()
+            .position(|(k, _)| k.eq_ignore_ascii_case(key))
+    });
+    let Some(i) = found else {
+        return Some(None);
+    };
+    match &entries[i].1 {
+        Written::One(Scalar::Str(s)) => Some(Some(s.clone())),
+        Written::One(Scalar::Null) | Written::List(_) => Some(None),
+        Written::One(Scalar::Unknown) => None,
+    }
+}
+
+/// Whether the block has a key (exactly, or in another case); `None` when only the full parse
+/// can tell.
+pub fn has_key(yaml: &str, key: &str) -> Option<bool> {
+    Some(scan(yaml)?.iter().any(|(k, _)| k.eq_ignore_ascii_case(key)))
+}
+
+/// Every property's value as text, in order (what `scalar_to_string` gives for each value of
+/// the mapping; lists and nulls give nothing). `None` when only the full parse can tell.
+pub fn texts(yaml: &str) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    for (_, value) in scan(yaml)? {
+        match value {
+            Written::One(Scalar::Str(s)) => out.push(s),
+            Written::One(Scalar::Unknown) => return None,
+            Written::One(Scalar::Null) | Written::List(_) => {}
+        }
+    }
+    Some(out)
+}
+
+/// The `key: value` entries of a block in the shapes recognised here; `None` for anything else.
+fn scan(yaml: &str) -> Option<Vec<(&str, Written)>> {
     if !yaml.chars().all(allowed_char) {
         return None;
     }
-    let mut out = Extract::default();
-    let mut keys: Vec<&str> = Vec::new();
+    let mut out: Vec<(&str, Written)> = Vec::new();
     let mut lines = yaml.split('\n').map(strip_cr).peekable();
     while let Some(line) = lines.next() {
         let line = line?;
@@ -51,17 +115,9 @@ pub fn extract(yaml: &str) -> Option<Extract> {
             return None;
         }
         let (key, rest) = split_key(line)?;
-        if keys.contains(&key) {
+        if out.iter().any(|(k, _)| *k == key) {
             return None;
         }
-        keys.push(key);
-        let role = if key.eq_ignore_ascii_case("tags") || key.eq_ignore_ascii_case("tag") {
-            Role::Tags
-        } else if key.eq_ignore_ascii_case("aliases") || key.eq_ignore_ascii_case("alias") {
-            Role::Aliases
-        } else {
-            Role::Other
-        };
         let rest = rest.trim_start_matches(' ');
         if rest.is_empty() || rest.starts_with('#') {
             // a block list below, or null
@@ -93,17 +149,18 @@ pub fn extract(yaml: &str) -> Option<Extract> {
                 });
                 lines.next();
             }
-            if indent.is_some() {
-                take_list(role, items, &mut out)?;
-            }
+            let value = match indent {
+                Some(_) => Written::List(items),
+                None => Written::One(Scalar::Null),
+            };
+            out.push((key, value));
             continue;
         }
         if let Some(inner) = rest.strip_prefix('[') {
-            take_list(role, flow_list(inner)?, &mut out)?;
+            out.push((key, Written::List(flow_list(inner)?)));
             continue;
         }
-        let value = scalar(rest, false)?;
-        take_one(role, value, &mut out)?;
+        out.push((key, Written::One(scalar(rest, false)?)));
     }
     Some(out)
 }
@@ -197,16 +254,45 @@ fn scalar(text: &str, in_flow: bool) -> Option<Scalar> {
         .then_some(value)
 }
 
-/// Null for YAML's null spellings, a string when the text starts with a letter and is no
-/// special word, otherwise not worked out.
+/// Null for YAML's null spellings; a string when the text starts with a letter and is no
+/// special word, or is a plain date (`2024-03-01`, with an optional `10:30` or `10:30:00`
+/// time), which no YAML number can look like; otherwise not worked out.
 fn resolve_plain(plain: &str) -> Scalar {
     if matches!(plain, "~" | "null" | "Null" | "NULL") {
         Scalar::Null
-    } else if plain.chars().next().is_some_and(char::is_alphabetic) && !is_special_word(plain) {
+    } else if (plain.chars().next().is_some_and(char::is_alphabetic) && !is_special_word(plain))
+        || is_plain_date(plain)
+    {
         Scalar::Str(plain.to_string())
     } else {
         Scalar::Unknown
     }
+}
+
+fn is_plain_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    let date = b.len() >= 10
+        && digits(0..4)
+        && b[4] == b'-'
+        && digits(5..7)
+        && b[7] == b'-'
+        && digits(8..10);
+    let time = match b.len() {
+        10 => true,
+        16 => matches!(b[10], b'T' | b' ') && digits(11..13) && b[13] == b':' && digits(14..16),
+        19 => {
+            matches!(b[10], b'T' | b' ')
+                && digits(11..13)
+                && b[13] == b':'
+                && digits(14..16)
+                && b[16] == b':'
+                && digits(17..19)
+        }
+        _ => false,
+    };
+    date && time
 }
 
 /// The inside of a one-line `[a, b]` list, after the `[`.
@@ -278,8 +364,63 @@ mod tests {
     use super::*;
     use crate::vault::note::{Frontmatter, full_extract};
 
+    /// Lookups answered by the fast path equal the full parse's `property_str`.
+    fn lookups_agree(yaml: &str) {
+        let text = format!("---\n{yaml}\n---\n");
+        let note = crate::vault::Note::parse_text("n.md", &text);
+        for key in [
+            "title", "Title", "type", "a", "date", "created", "tags", "x_y", "due date", "é",
+        ] {
+            if let Some(fast) = lookup_str(yaml, key) {
+                let full = full_property_str(yaml, key);
+                assert_eq!(fast, full, "{key} differs for:\n{yaml}");
+                if note.frontmatter == Frontmatter::Parsed {
+                    assert_eq!(
+                        note.property_str(key),
+                        full,
+                        "{key} via the note for:\n{yaml}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The reference: a full parse, then `property_str`'s rules.
+    fn full_property_str(yaml: &str, key: &str) -> Option<String> {
+        let map: yaml_serde::Mapping = match yaml_serde::from_str::<yaml_serde::Value>(yaml) {
+            Ok(yaml_serde::Value::Mapping(m)) => m,
+            _ => return None,
+        };
+        let v = map.get(key).or_else(|| {
+            map.iter()
+                .find(|(k, _)| k.as_str().is_some_and(|k| k.eq_ignore_ascii_case(key)))
+                .map(|(_, v)| v)
+        })?;
+        crate::vault::note::scalar_to_string(v)
+    }
+
     /// The contract: when the fast path answers, it answers like the full parse.
     fn agrees(yaml: &str) -> bool {
+        lookups_agree(yaml);
+        for key in ["title", "TAGS", "type", "date", "é", "missing"] {
+            if let Some(fast) = has_key(yaml, key) {
+                let text = format!("---\n{yaml}\n---\n");
+                let note = crate::vault::Note::parse_text("n.md", &text);
+                assert_eq!(fast, note.property(key).is_some(), "has {key} for:\n{yaml}");
+            }
+        }
+        if let Some(fast) = texts(yaml) {
+            let map = match yaml_serde::from_str::<yaml_serde::Value>(yaml) {
+                Ok(yaml_serde::Value::Mapping(m)) => m,
+                Ok(yaml_serde::Value::Null) => yaml_serde::Mapping::new(),
+                other => panic!("texts answered for invalid YAML {other:?}:\n{yaml}"),
+            };
+            let full: Vec<String> = map
+                .values()
+                .filter_map(crate::vault::note::scalar_to_string)
+                .collect();
+            assert_eq!(fast, full, "texts differ for:\n{yaml}");
+        }
         let Some(fast) = extract(yaml) else {
             return false;
         };
@@ -416,6 +557,17 @@ mod tests {
                 "x ]",
                 "x }",
                 "x,",
+                "2024-03-01",
+                "2024-03-01T10:30",
+                "2024-03-01 10:30:00",
+                "2024-3-1",
+                "12:30",
+                "1_000",
+                "0b1",
+                "+1",
+                "1e5",
+                "2024-03-01x",
+                "2024-03-01T25",
                 "[a]#x",
                 "[a] #x",
                 "[a]x",
