@@ -75,6 +75,105 @@ fn row(what: &str, crew_t: Duration, base: &str, base_t: Duration) {
     );
 }
 
+/// The `crew` binary next to this benchmark (built by `cargo bench`).
+fn crew_exe() -> Option<std::path::PathBuf> {
+    let exe = std::env::var("CARGO_BIN_EXE_crew")
+        .ok()
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/crew"));
+    exe.exists().then_some(exe)
+}
+
+/// Peak resident memory of one `crew` run, in bytes (Linux: from `wait4`).
+#[cfg(target_os = "linux")]
+fn peak_rss(exe: &Path, args: &[&std::ffi::OsStr]) -> Option<u64> {
+    let child = Command::new(exe)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: rusage is plain data; wait4 fills it for the child we just spawned.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    (waited == pid).then(|| usage.ru_maxrss as u64 * 1024)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn peak_rss(_: &Path, _: &[&std::ffi::OsStr]) -> Option<u64> {
+    None
+}
+
+/// Bytes the vault's files take on disk (allocated blocks), and their content bytes.
+fn disk_usage(dir: &Path) -> (u64, u64) {
+    let (mut blocks, mut bytes) = (0, 0);
+    for e in walkdir::WalkDir::new(dir).into_iter().flatten() {
+        if let Ok(m) = e.metadata()
+            && m.is_file()
+        {
+            bytes += m.len();
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::MetadataExt as _;
+                blocks += m.blocks() * 512;
+            }
+        }
+    }
+    (blocks.max(bytes), bytes)
+}
+
+/// Peak memory of `crew vault stats` (fresh and from the index), `crew vault check` (the full
+/// audit) and `crew search`, next to the vault's size on disk.
+fn memory_table(dir: &Path) {
+    let Some(exe) = crew_exe() else { return };
+    let (disk, text) = disk_usage(dir);
+    let state = dir.join(".crew");
+    let aside = dir.with_extension("crew-state-aside");
+    let v: &std::ffi::OsStr = dir.as_os_str();
+    let arg = |s: &'static str| std::ffi::OsStr::new(s);
+    println!(
+        "\nPeak memory (resident), next to the vault's {:.1} MB on disk ({:.1} MB of text):\n",
+        disk as f64 / 1e6,
+        text as f64 / 1e6
+    );
+    println!("| command | peak | × size on disk | × text |\n|---|---|---|---|");
+    let show = |what: &str, peak: Option<u64>| {
+        if let Some(p) = peak {
+            println!(
+                "| {what} | {:.1} MB | {:.2}× | {:.2}× |",
+                p as f64 / 1e6,
+                p as f64 / disk as f64,
+                p as f64 / text as f64
+            );
+        }
+    };
+    // a fresh read: the state folder (and its index) set aside for the run
+    if std::fs::rename(&state, &aside).is_ok() {
+        show(
+            "`crew vault stats`, no index",
+            peak_rss(&exe, &[arg("vault"), arg("stats"), arg("--vault"), v]),
+        );
+        let _ = std::fs::rename(&aside, &state);
+    }
+    show(
+        "`crew vault stats`, from the index",
+        peak_rss(&exe, &[arg("vault"), arg("stats"), arg("--vault"), v]),
+    );
+    show(
+        "`crew vault check` (full audit)",
+        peak_rss(&exe, &[arg("vault"), arg("check"), arg("--vault"), v]),
+    );
+    show(
+        "`crew search garden budget`",
+        peak_rss(
+            &exe,
+            &[arg("search"), arg("garden budget"), arg("--vault"), v],
+        ),
+    );
+}
+
 fn bench_size(n: usize) {
     let dir = tempfile::tempdir().expect("tmp");
     // about 1,000 notes in the inbox at every size
@@ -200,6 +299,7 @@ fn bench_size(n: usize) {
         "rg -c links",
         rg,
     );
+    memory_table(dir.path());
 }
 
 fn bench_route() {
@@ -248,11 +348,7 @@ fn bench_route() {
         "naive contains loop",
         b / n as u32,
     );
-    let exe = std::env::var("CARGO_BIN_EXE_crew")
-        .ok()
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/crew"));
-    if exe.exists() {
+    if let Some(exe) = crew_exe() {
         let empty = tempfile::tempdir().expect("tmp");
         let proc_t = median(
             || {
@@ -289,6 +385,8 @@ fn main() {
         eprintln!("crew benchmarks run with `cargo bench --bench vault`");
         return;
     }
+    // the same allocator setting as the `crew` binary
+    crew::grow_heap_in_large_steps();
     let sizes: Vec<usize> = std::env::var("CREW_BENCH_NOTES")
         .unwrap_or_else(|_| "10000".into())
         .split(',')

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    grow_heap_in_large_steps();
+    crew::grow_heap_in_large_steps();
     let args = cli::Cli::parse();
     cli::init_tracing(args.verbose);
     match cli::dispatch(args) {
@@ -22,16 +22,5 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::from(code)
         }
-    }
-}
-
-/// Reading a vault allocates many small strings on every core at once; glibc grows each
-/// thread's heap a few pages at a time (an `mprotect` each), which cost 10–15 % of a full
-/// pass over 100,000 notes (BENCHMARKS.md). Growing by 32 MB at a time removes that.
-fn grow_heap_in_large_steps() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets an allocator tunable; it is called before any thread starts.
-    unsafe {
-        libc::mallopt(libc::M_TOP_PAD, 32 << 20);
     }
 }

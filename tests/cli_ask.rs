@@ -324,3 +324,71 @@ fn demo_runs_end_to_end() {
         .stdout(predicate::str::contains("crew search knee"));
     crew_bare().arg("demo").arg(&target).assert().code(2);
 }
+
+#[test]
+fn a_large_triage_lists_every_filed_note_once_in_its_moc() {
+    // more notes than one MOC batch, into an area whose MOC exists, and one whose MOC is new
+    let mut files: Vec<(String, String)> = vec![
+        (
+            "02-Areas/Garden/_index.md".into(),
+            "---\ntype: area\n---\n".into(),
+        ),
+        (
+            "02-Areas/Bees/_index.md".into(),
+            "---\ntype: area\n---\n".into(),
+        ),
+        (
+            "MOC/Garden.md".into(),
+            "---\ntype: moc\n---\n# Garden\n\n## Notes\n- [[Compost 0]]\n\n## Related MOCs\n"
+                .into(),
+        ),
+    ];
+    for i in 0..150 {
+        let area = if i % 3 == 0 { "Bees" } else { "Garden" };
+        let name = if area == "Bees" {
+            format!("Hive {i}")
+        } else {
+            format!("Compost {i}")
+        };
+        files.push((
+            format!("00-Inbox/{name}.md"),
+            format!("---\narea: {area}\ndate: 2026-11-01\n---\nNotes on {name}.\n"),
+        ));
+    }
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let dir = vault(&refs);
+    let v = dir.path();
+    crew(v)
+        .args(["ask", "--agent", "inbox-triage", "file my notes"])
+        .assert()
+        .success();
+    let garden = read(v, "MOC/Garden.md");
+    let bees = read(v, "MOC/Bees.md");
+    for i in 0..150 {
+        let (moc, name) = if i % 3 == 0 {
+            (&bees, format!("Hive {i}"))
+        } else {
+            (&garden, format!("Compost {i}"))
+        };
+        assert!(
+            v.join(format!(
+                "02-Areas/{}/{name}.md",
+                if i % 3 == 0 { "Bees" } else { "Garden" }
+            ))
+            .exists(),
+            "{name} filed"
+        );
+        assert_eq!(
+            moc.matches(&format!("[[{name}]]")).count(),
+            1,
+            "{name} once in its MOC"
+        );
+    }
+    // the new lines went under `## Notes`, before the next section
+    let notes_at = garden.find("## Notes").expect("notes section");
+    let related_at = garden.find("## Related MOCs").expect("related section");
+    assert!(garden[notes_at..related_at].contains("[[Compost 149]]"));
+}

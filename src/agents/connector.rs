@@ -40,12 +40,7 @@ fn is_content(path: &str, f: &Folders) -> bool {
 /// several notes share the name.
 pub fn display(vault: &Vault, i: usize) -> String {
     let name = vault.notes[i].name();
-    let shared = vault
-        .notes
-        .iter()
-        .filter(|n| n.name().eq_ignore_ascii_case(name))
-        .count()
-        > 1;
+    let shared = vault.files.notes_named(name) > 1;
     if shared {
         vault.notes[i].path.trim_end_matches(".md").to_string()
     } else {

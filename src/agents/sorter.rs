@@ -281,23 +281,37 @@ fn moc_for(ctx: &Ctx, folder: &str) -> String {
     format!("{}/{}.md", ctx.config.folders.moc, last_segment(folder))
 }
 
-/// Adds a note to its home's MOC; creates the MOC once the home holds 3+ notes.
-fn update_moc(ctx: &mut Ctx, folder: &str, note_path: &str) -> Result<Option<String>, GateError> {
+/// Adds the notes just filed in `folder` (their paths) to its MOC, in one edit; creates the
+/// MOC when the folder has 3 notes or more.
+fn update_moc(
+    ctx: &mut Ctx,
+    folder: &str,
+    note_paths: &[String],
+) -> Result<Option<String>, GateError> {
     let moc = moc_for(ctx, folder);
-    let name = note_path
-        .rsplit('/')
-        .next()
-        .unwrap_or(note_path)
-        .trim_end_matches(".md")
-        .to_string();
-    let line = format!("- [[{name}]]");
     if ctx.gate.exists(&moc) {
         let text = ctx.gate.read_text(&moc).unwrap_or_default();
-        if text.contains(&format!("[[{name}]]")) || text.contains(&format!("[[{name}|")) {
+        let mut lines: Vec<String> = Vec::new();
+        for path in note_paths {
+            let name = path
+                .rsplit('/')
+                .next()
+                .unwrap_or(path)
+                .trim_end_matches(".md");
+            let listed = text.contains(&format!("[[{name}]]"))
+                || text.contains(&format!("[[{name}|"))
+                || lines.iter().any(|l| l == &format!("- [[{name}]]"));
+            if !listed {
+                lines.push(format!("- [[{name}]]"));
+            }
+        }
+        if lines.is_empty() {
             return Ok(None);
         }
-        ctx.gate.edit(&moc, "MOC: add filed note", |t| {
-            insert_under_notes(t, &line)
+        ctx.gate.edit(&moc, "MOC: add filed notes", |t| {
+            lines
+                .iter()
+                .fold(t.to_string(), |text, line| insert_under_notes(&text, line))
         })?;
         return Ok(Some(moc));
     }
@@ -323,6 +337,23 @@ fn update_moc(ctx: &mut Ctx, folder: &str, note_path: &str) -> Result<Option<Str
     );
     let path = ctx.gate.create(&moc, body.as_bytes())?;
     Ok(Some(path))
+}
+
+/// Notes filed before their MOCs are brought up to date: a run stopped in between leaves at
+/// most this many filed notes not yet listed in their MOC.
+const MOC_BATCH: usize = 64;
+
+fn flush_mocs(
+    ctx: &mut Ctx,
+    pending: &mut Vec<(String, Vec<String>)>,
+    mocs: &mut BTreeSet<String>,
+) -> Result<(), GateError> {
+    for (folder, paths) in pending.drain(..) {
+        if let Some(m) = update_moc(ctx, &folder, &paths)? {
+            mocs.insert(m);
+        }
+    }
+    Ok(())
 }
 
 /// Inserts a list line at the end of the `## Notes` section (or at the end of the text).
@@ -601,6 +632,8 @@ fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateError> {
     let mut missing: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut mocs: BTreeSet<String> = BTreeSet::new();
     let mut renamed_to_free: Vec<String> = Vec::new();
+    let mut pending_mocs: Vec<(String, Vec<String>)> = Vec::new();
+    let mut pending_count = 0;
     let today = ctx.today();
 
     for path in queue {
@@ -668,8 +701,16 @@ fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateError> {
                 outcome.to, decision.evidence
             ),
         )?;
-        if let Some(m) = update_moc(ctx, &dest_folder, &outcome.to)? {
-            mocs.insert(m);
+        // MOC lines are added in batches: a MOC is re-read and re-written once per batch, not
+        // once per note (a folder of thousands of notes made that quadratic)
+        match pending_mocs.iter_mut().find(|(f, _)| *f == dest_folder) {
+            Some((_, paths)) => paths.push(outcome.to.clone()),
+            None => pending_mocs.push((dest_folder.clone(), vec![outcome.to.clone()])),
+        }
+        pending_count += 1;
+        if pending_count >= MOC_BATCH {
+            flush_mocs(ctx, &mut pending_mocs, &mut mocs)?;
+            pending_count = 0;
         }
         filed.push(Filed {
             title,
@@ -679,15 +720,17 @@ fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateError> {
         });
     }
 
+    flush_mocs(ctx, &mut pending_mocs, &mut mocs)?;
+
     // interlinked notes in this batch
     let vault = ctx.gate.vault();
-    let filed_idx: Vec<usize> = filed
-        .iter()
-        .filter_map(|f| vault.note_index(&f.to))
-        .collect();
+    let mut is_filed = vec![false; vault.notes.len()];
+    for i in filed.iter().filter_map(|f| vault.note_index(&f.to)) {
+        is_filed[i] = true;
+    }
     let mut interlinked = BTreeSet::new();
     for (a, b) in vault.edges() {
-        if a != b && filed_idx.contains(&a) && filed_idx.contains(&b) {
+        if a != b && is_filed[a] && is_filed[b] {
             interlinked.insert(vault.notes[a].name().to_string());
             interlinked.insert(vault.notes[b].name().to_string());
         }

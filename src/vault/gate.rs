@@ -839,7 +839,7 @@ pub fn plan_link_rewrites(
         before: None,
     };
     // the links naming the moved file's leaf, and every link of the moved note itself
-    let mut refs = vault.leaf_index().naming(&leaves);
+    let mut refs = vault.leaf_index().naming(&vault.notes, &leaves);
     if let Some(n) = moved_note {
         let note = &vault.notes[n];
         let own = |kind, count: usize| {

@@ -49,11 +49,53 @@ fn link_leaves(target: &str) -> impl Iterator<Item = String> {
     std::iter::once(last).chain(short)
 }
 
-/// Every link of every note, by the leaf of its target. Links with an empty target (`[[#h]]`)
-/// name no file and are left out.
+/// The notes with links naming each leaf. Links with an empty target (`[[#h]]`) name no file
+/// and are left out.
 #[derive(Debug, Clone, Default)]
 pub struct LeafIndex {
-    by_leaf: FxHashMap<String, Vec<LinkRef>>,
+    by_leaf: FxHashMap<String, Vec<usize>>,
+}
+
+fn links(n: usize, note: &Note) -> impl Iterator<Item = (LinkRef, &str)> {
+    let wiki = note.wikilinks.iter().enumerate().map(move |(i, l)| {
+        let r = LinkRef {
+            note: n,
+            kind: LinkKind::Wiki,
+            index: i,
+        };
+        (r, l.target.as_str())
+    });
+    let front = note
+        .frontmatter_links
+        .iter()
+        .enumerate()
+        .map(move |(i, l)| {
+            let r = LinkRef {
+                note: n,
+                kind: LinkKind::Frontmatter,
+                index: i,
+            };
+            (r, l.target.as_str())
+        });
+    let md = note.markdown_links.iter().enumerate().map(move |(i, l)| {
+        let r = LinkRef {
+            note: n,
+            kind: LinkKind::Markdown,
+            index: i,
+        };
+        (r, l.target.as_str())
+    });
+    wiki.chain(front)
+        .chain(md)
+        .filter(|(_, target)| !target.trim().is_empty())
+}
+
+/// Every leaf a note's links can match, sorted, without repeats.
+fn keys(note: &Note) -> Vec<String> {
+    let mut keys: Vec<String> = links(0, note).flat_map(|(_, t)| link_leaves(t)).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
 }
 
 impl LeafIndex {
@@ -65,79 +107,48 @@ impl LeafIndex {
         index
     }
 
-    fn links(n: usize, note: &Note) -> impl Iterator<Item = (LinkRef, &str)> {
-        let wiki = note.wikilinks.iter().enumerate().map(move |(i, l)| {
-            (
-                LinkRef {
-                    note: n,
-                    kind: LinkKind::Wiki,
-                    index: i,
-                },
-                l.target.as_str(),
-            )
-        });
-        let front = note
-            .frontmatter_links
-            .iter()
-            .enumerate()
-            .map(move |(i, l)| {
-                (
-                    LinkRef {
-                        note: n,
-                        kind: LinkKind::Frontmatter,
-                        index: i,
-                    },
-                    l.target.as_str(),
-                )
-            });
-        let md = note.markdown_links.iter().enumerate().map(move |(i, l)| {
-            (
-                LinkRef {
-                    note: n,
-                    kind: LinkKind::Markdown,
-                    index: i,
-                },
-                l.target.as_str(),
-            )
-        });
-        wiki.chain(front)
-            .chain(md)
-            .filter(|(_, target)| !target.trim().is_empty())
-    }
-
     /// Records the links of note `n`.
     pub fn add(&mut self, n: usize, note: &Note) {
-        for (r, target) in LeafIndex::links(n, note) {
-            for key in link_leaves(target) {
-                self.by_leaf.entry(key).or_default().push(r);
-            }
+        for key in keys(note) {
+            self.by_leaf.entry(key).or_default().push(n);
         }
     }
 
-    /// Forgets the links of note `n` as they were in `old` (call before replacing the note).
-    pub fn remove(&mut self, n: usize, old: &Note) {
-        for (_, target) in LeafIndex::links(n, old) {
-            for key in link_leaves(target) {
-                if let Some(refs) = self.by_leaf.get_mut(&key) {
-                    refs.retain(|r| r.note != n);
-                    if refs.is_empty() {
-                        self.by_leaf.remove(&key);
-                    }
+    /// Note `n` changed from `old` to `new`: only the leaves it stopped or started naming are
+    /// touched (a map of contents gaining one link costs one entry, not all of its links).
+    pub fn replace(&mut self, n: usize, old: &Note, new: &Note) {
+        let (was, now) = (keys(old), keys(new));
+        for key in was.iter().filter(|k| now.binary_search(k).is_err()) {
+            if let Some(notes) = self.by_leaf.get_mut(key) {
+                notes.retain(|&m| m != n);
+                if notes.is_empty() {
+                    self.by_leaf.remove(key);
                 }
             }
         }
+        for key in now.into_iter().filter(|k| was.binary_search(k).is_err()) {
+            self.by_leaf.entry(key).or_default().push(n);
+        }
     }
 
-    /// The links naming any of `leaves`, sorted, without repeats.
-    pub fn naming(&self, leaves: &[String]) -> Vec<LinkRef> {
-        let mut out: Vec<LinkRef> = leaves
+    /// The links (in `notes`) naming any of `leaves`, sorted, without repeats.
+    pub fn naming(&self, notes: &[Note], leaves: &[String]) -> Vec<LinkRef> {
+        let mut sources: Vec<usize> = leaves
             .iter()
             .filter_map(|l| self.by_leaf.get(l))
             .flatten()
             .copied()
             .collect();
-        out.sort_unstable();
-        out.dedup();
+        sources.sort_unstable();
+        sources.dedup();
+        let mut out = Vec::new();
+        for n in sources {
+            for (r, target) in links(n, &notes[n]) {
+                if link_leaves(target).any(|k| leaves.contains(&k)) {
+                    out.push(r);
+                }
+            }
+        }
         out
     }
 }
@@ -152,7 +163,7 @@ mod tests {
         let c = Note::parse_text("c.md", "---\nup: \"[[B]]\"\n---\n[[D]]");
         let notes = vec![a, c];
         let mut index = LeafIndex::build(&notes);
-        let refs = index.naming(&["b".to_string()]);
+        let refs = index.naming(&notes, &["b".to_string()]);
         assert_eq!(
             refs,
             vec![
@@ -178,13 +189,18 @@ mod tests {
                 },
             ]
         );
-        index.remove(1, &notes[1]);
         let changed = Note::parse_text("c.md", "[[E]]");
-        index.add(1, &changed);
-        assert_eq!(index.naming(&["b".to_string()]).len(), 3);
-        assert!(index.naming(&["d".to_string()]).is_empty());
-        assert_eq!(index.naming(&["e".to_string(), "e".to_string()]).len(), 1);
+        index.replace(1, &notes[1], &changed);
+        let notes = vec![notes[0].clone(), changed];
+        assert_eq!(index.naming(&notes, &["b".to_string()]).len(), 3);
+        assert!(index.naming(&notes, &["d".to_string()]).is_empty());
+        assert_eq!(
+            index
+                .naming(&notes, &["e".to_string(), "e".to_string()])
+                .len(),
+            1
+        );
         // `[[b.md]]` may name a file called `b.md.md`
-        assert_eq!(index.naming(&["b.md".to_string()]).len(), 2);
+        assert_eq!(index.naming(&notes, &["b.md".to_string()]).len(), 2);
     }
 }

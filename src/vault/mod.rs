@@ -350,7 +350,7 @@ impl Vault {
         let file = self.note_file_ids[note];
         let leaf = Vault::leaf(&self.files.paths[file]);
         self.leaf_index()
-            .naming(&[leaf])
+            .naming(&self.notes, &[leaf])
             .into_iter()
             .filter(|r| {
                 r.kind == leaves::LinkKind::Wiki
@@ -393,7 +393,7 @@ impl Vault {
 
     /// Re-resolves every wikilink naming one of `leaves`.
     fn reresolve_leaves(&mut self, leaves: &[String]) {
-        let refs = self.leaf_index().naming(leaves);
+        let refs = self.leaf_index().naming(&self.notes, leaves);
         for r in refs {
             if r.kind == leaves::LinkKind::Wiki {
                 let note = &self.notes[r.note];
@@ -426,8 +426,7 @@ impl Vault {
             Some((id, n)) => {
                 note.path = self.files.paths[id].clone();
                 if let Some(index) = self.leaf_index.get_mut() {
-                    index.remove(n, &self.notes[n]);
-                    index.add(n, &note);
+                    index.replace(n, &self.notes[n], &note);
                 }
                 self.notes[n] = note;
                 self.resolve_note(n);

@@ -148,6 +148,13 @@ impl FileTable {
             })
     }
 
+    /// How many notes are called `name` (without `.md`, compared as resolution compares it).
+    pub fn notes_named(&self, name: &str) -> usize {
+        self.by_note_name
+            .get(&name.to_lowercase())
+            .map_or(0, |ids| ids.len())
+    }
+
     /// Resolves a link target written in the note at `from`.
     pub fn resolve(&self, from: &str, target: &str) -> Resolution {
         let target = target.trim();
