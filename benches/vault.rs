@@ -23,6 +23,16 @@ fn time(f: impl FnOnce()) -> Duration {
     t.elapsed()
 }
 
+/// Times `f`, dropping what it returns after the clock stops: the `crew` binary never frees a
+/// vault it read (it exits instead), so neither does the measured time.
+fn time_then_drop<T>(f: impl FnOnce() -> T) -> Duration {
+    let t = Instant::now();
+    let kept = f();
+    let elapsed = t.elapsed();
+    drop(kept);
+    elapsed
+}
+
 fn rg_links(dir: &Path) -> Duration {
     time(|| {
         let out = Command::new("rg")
@@ -84,32 +94,33 @@ fn crew_exe() -> Option<std::path::PathBuf> {
     exe.exists().then_some(exe)
 }
 
-/// Peak resident memory of one `crew` run, in bytes (Linux: from `wait4`).
-#[cfg(target_os = "linux")]
+/// Peak resident memory of one `crew` run, in bytes, as the run reports it
+/// (`CREW_PEAK_MEMORY`; Linux only).
 fn peak_rss(exe: &Path, args: &[&std::ffi::OsStr]) -> Option<u64> {
-    let child = Command::new(exe)
+    let out = Command::new(exe)
         .args(args)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
+        .env("CREW_PEAK_MEMORY", "1")
+        .output()
         .ok()?;
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: rusage is plain data; wait4 fills it for the child we just spawned.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    (waited == pid).then(|| usage.ru_maxrss as u64 * 1024)
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err
+        .lines()
+        .find_map(|l| l.strip_prefix("crew: peak memory "))?;
+    let kb: u64 = line.trim().strip_suffix("kB")?.trim().parse().ok()?;
+    Some(kb * 1024)
 }
 
-#[cfg(not(target_os = "linux"))]
-fn peak_rss(_: &Path, _: &[&std::ffi::OsStr]) -> Option<u64> {
-    None
-}
-
-/// Bytes the vault's files take on disk (allocated blocks), and their content bytes.
+/// Bytes the vault's files take on disk (allocated blocks), and their content bytes; hidden
+/// folders (crew's own state among them) are not the vault's.
 fn disk_usage(dir: &Path) -> (u64, u64) {
     let (mut blocks, mut bytes) = (0, 0);
-    for e in walkdir::WalkDir::new(dir).into_iter().flatten() {
+    let visible =
+        |e: &walkdir::DirEntry| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.');
+    for e in walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_entry(visible)
+        .flatten()
+    {
         if let Ok(m) = e.metadata()
             && m.is_file()
         {
@@ -190,9 +201,10 @@ fn bench_size(n: usize) {
     let walk = median(|| stat_walk(dir.path()), 5);
     let full = median(
         || {
-            time(|| {
+            time_then_drop(|| {
                 let v = Vault::open_fresh(dir.path()).expect("open");
                 std::hint::black_box(VaultStats::of(&v));
+                v
             })
         },
         3,
@@ -223,9 +235,10 @@ fn bench_size(n: usize) {
                 t.push_str("\nchanged [[Garden river 1]]\n");
                 let _ = std::fs::write(e.path(), t);
             }
-            time(|| {
+            time_then_drop(|| {
                 let v = Vault::open(dir.path()).expect("open");
                 std::hint::black_box(VaultStats::of(&v));
+                v
             })
         },
         3,
