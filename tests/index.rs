@@ -133,3 +133,31 @@ fn a_corrupt_or_foreign_index_is_rebuilt_not_trusted() {
         assert_same(dir.path(), "torn index");
     }
 }
+
+/// Any damaged byte in a trusted index — in the head, the checksums or a note — makes crew
+/// read the notes again; a flipped bit never becomes a plausible, wrong note.
+#[test]
+fn a_damaged_index_is_never_trusted() {
+    use proptest::test_runner::{Config, TestRunner};
+    let dir = tempfile::tempdir().expect("tmp");
+    crew::synth::generate(dir.path(), 60, 11, 10).expect("generate");
+    std::fs::create_dir_all(dir.path().join(".crew")).expect("state dir");
+    let index = dir.path().join(".crew/index.bin");
+    let _ = Vault::open(dir.path());
+    std::thread::sleep(Duration::from_millis(2100));
+    assert_same(dir.path(), "trusted index");
+    let good = std::fs::read(&index).expect("index");
+    let mut runner = TestRunner::new(Config::with_cases(150));
+    runner
+        .run(&(0..good.len(), 1..=255u8), |(at, flip)| {
+            let mut bad = good.clone();
+            bad[at] ^= flip;
+            std::fs::write(&index, &bad).expect("damage");
+            assert_same(
+                dir.path(),
+                &format!("byte {at} of {} xor {flip:#x}", good.len()),
+            );
+            Ok(())
+        })
+        .expect("a damaged index was trusted");
+}

@@ -16,7 +16,7 @@ use super::note::Note;
 use super::resolve::Resolution;
 
 /// Bump when the layout of [`Note`] or of this file changes: an older index is then rebuilt.
-pub const FORMAT: u32 = 5;
+pub const FORMAT: u32 = 6;
 /// How close to the index's own time a modification must be to be distrusted.
 const RACY_NS: i128 = 2_000_000_000;
 /// Notes per independently encoded chunk: chunks are encoded and decoded in parallel.
@@ -30,6 +30,32 @@ struct Head {
     written_ns: i128,
     listing_hash: u64,
     chunk_lens: Vec<u64>,
+    /// A checksum of each chunk: a flipped bit would otherwise decode into a plausible but
+    /// wrong note that the stamps then vouch for.
+    chunk_sums: Vec<u64>,
+    /// A checksum of everything above, so a damaged head is not trusted either.
+    head_sum: u64,
+}
+
+fn checksum(bytes: &[u8]) -> u64 {
+    use std::hash::Hasher as _;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(bytes);
+    h.write_usize(bytes.len());
+    h.finish()
+}
+
+impl Head {
+    fn sum(&self) -> u64 {
+        let mut text = format!(
+            "{}|{}|{}|{}",
+            self.format, self.crew_version, self.written_ns, self.listing_hash
+        );
+        for (len, sum) in self.chunk_lens.iter().zip(&self.chunk_sums) {
+            text.push_str(&format!("|{len}:{sum}"));
+        }
+        checksum(text.as_bytes())
+    }
 }
 
 #[derive(Serialize)]
@@ -85,10 +111,14 @@ impl Index {
         if head.format != FORMAT || head.crew_version != env!("CARGO_PKG_VERSION") {
             return None;
         }
+        if head.head_sum != head.sum() || head.chunk_sums.len() != head.chunk_lens.len() {
+            tracing::info!("rebuilding the index: its head is damaged");
+            return None;
+        }
         let mut spans = Vec::with_capacity(head.chunk_lens.len());
         let mut offset = head_len;
-        for &len in &head.chunk_lens {
-            spans.push((offset, len));
+        for (&len, &sum) in head.chunk_lens.iter().zip(&head.chunk_sums) {
+            spans.push((offset, len, sum));
             offset = offset.checked_add(len)?;
         }
         if offset != file_len {
@@ -97,8 +127,11 @@ impl Index {
         }
         let decoded: Result<Vec<Vec<Entry>>, String> = spans
             .par_iter()
-            .map(|&(offset, len)| {
+            .map(|&(offset, len, sum)| {
                 let bytes = read_at(&file, offset, len).map_err(|e| e.to_string())?;
+                if checksum(&bytes) != sum {
+                    return Err(format!("a chunk at byte {offset} is damaged"));
+                }
                 postcard::from_bytes::<Vec<Entry>>(&bytes).map_err(|e| e.to_string())
             })
             .collect();
@@ -233,13 +266,16 @@ pub fn save(path: &Path, listing_hash: u64, entries: Vec<EntryRef<'_>>) {
             return;
         }
     };
-    let head = Head {
+    let mut head = Head {
         format: FORMAT,
         crew_version: env!("CARGO_PKG_VERSION").to_string(),
         written_ns: now_ns(),
         listing_hash,
         chunk_lens: chunks.iter().map(|c| c.len() as u64).collect(),
+        chunk_sums: chunks.par_iter().map(|c| checksum(c)).collect(),
+        head_sum: 0,
     };
+    head.head_sum = head.sum();
     let mut bytes = match postcard::to_allocvec(&head) {
         Ok(b) => b,
         Err(e) => {
