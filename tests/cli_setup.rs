@@ -314,3 +314,79 @@ fn doctor_reports_and_needs_no_key_by_default() {
         .success()
         .stdout(predicate::str::contains("run natively"));
 }
+
+#[test]
+fn definition_commands_have_a_dry_run_that_writes_nothing() {
+    let v = common::adopted_vault(&[]);
+    let before = common::snapshot(v.path());
+    crew(v.path())
+        .args([
+            "agents",
+            "new",
+            "tax-helper",
+            "--triggers",
+            "my taxes",
+            "--dry-run",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Would create").and(predicate::str::contains("Dry run")));
+    assert_eq!(
+        common::snapshot(v.path()),
+        before,
+        "agents new --dry-run wrote"
+    );
+    crew(v.path())
+        .args(["agents", "new", "tax-helper", "--triggers", "my taxes"])
+        .assert()
+        .success();
+    let created = common::snapshot(v.path());
+    for (args, says) in [
+        (
+            &["agents", "disable", "tax-helper", "--dry-run"][..],
+            "would be disabled",
+        ),
+        (
+            &["agents", "enable", "tax-helper", "--dry-run"][..],
+            "would be enabled",
+        ),
+        (
+            &["agents", "remove", "tax-helper", "--dry-run"][..],
+            "would be kept at",
+        ),
+    ] {
+        crew(v.path())
+            .args(args)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(says).and(predicate::str::contains("Dry run")));
+        assert_eq!(common::snapshot(v.path()), created, "{args:?} wrote");
+    }
+    let r = json_of(crew(v.path()).args(["route", "--json", "sort out my taxes"]));
+    assert_eq!(r["name"], "tax-helper", "still active after the dry runs");
+    // a post-it to clear
+    crew(v.path())
+        .args(["ask", "--agent", "seeker", "where is the budget"])
+        .assert()
+        .success();
+    let with_postit = common::snapshot(v.path());
+    crew(v.path())
+        .args(["state", "clear", "seeker", "--dry-run"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Would clear"));
+    assert_eq!(
+        common::snapshot(v.path()),
+        with_postit,
+        "state clear --dry-run wrote"
+    );
+    crew(v.path())
+        .args(["state", "clear", "seeker"])
+        .assert()
+        .success();
+    assert_ne!(
+        common::snapshot(v.path()),
+        with_postit,
+        "state clear changed nothing"
+    );
+}

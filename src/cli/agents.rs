@@ -148,10 +148,21 @@ pub fn agents(g: &Global, action: AgentsAction) -> anyhow::Result<u8> {
             triggers,
             capabilities,
             model,
-        } => new_agent(g, &name, description, triggers, capabilities, model),
-        AgentsAction::Disable { name } => set_status(g, &name, Status::Disabled),
-        AgentsAction::Enable { name } => set_status(g, &name, Status::Active),
-        AgentsAction::Remove { name } => remove_agent(g, &name),
+            dry_run,
+        } => new_agent(
+            g,
+            &name,
+            NewAgent {
+                description,
+                triggers,
+                capabilities,
+                model,
+            },
+            dry_run,
+        ),
+        AgentsAction::Disable { name, dry_run } => set_status(g, &name, Status::Disabled, dry_run),
+        AgentsAction::Enable { name, dry_run } => set_status(g, &name, Status::Active, dry_run),
+        AgentsAction::Remove { name, dry_run } => remove_agent(g, &name, dry_run),
     }
 }
 
@@ -202,7 +213,9 @@ pub fn skills(g: &Global, action: SkillsAction) -> anyhow::Result<u8> {
 
 /// A gate over the folder holding the crew's editable definition files, and the path prefix of
 /// those files inside it.
-fn definition_gate(g: &Global, crew: &Crew) -> anyhow::Result<(Gate, String)> {
+/// A gate over the crew definition; with `dry_run` it only simulates (nothing is written, no
+/// journal is kept).
+fn definition_gate(g: &Global, crew: &Crew, dry_run: bool) -> anyhow::Result<(Gate, String)> {
     let vault = g.vault_path();
     match &crew.source {
         CrewSource::Builtin => bail!(
@@ -222,7 +235,7 @@ fn definition_gate(g: &Global, crew: &Crew) -> anyhow::Result<(Gate, String)> {
                 _ => (dir.clone(), String::new()),
             };
             let state_dir = crew::state::state_dir(&vault);
-            let journal = if vault.is_dir() {
+            let journal = if vault.is_dir() && !dry_run {
                 Journal::at(state_dir.join("journal").join(crew::state::new_run_id()))
             } else {
                 Journal::in_memory()
@@ -232,19 +245,29 @@ fn definition_gate(g: &Global, crew: &Crew) -> anyhow::Result<(Gate, String)> {
                 ..Policy::default()
             };
             let v = Vault::open(&root)?;
-            Ok((Gate::new(v, policy, journal, false), prefix))
+            Ok((Gate::new(v, policy, journal, dry_run), prefix))
         }
     }
 }
 
-fn new_agent(
-    g: &Global,
-    name: &str,
+/// The optional parts of `crew agents new`.
+struct NewAgent {
     description: Option<String>,
     triggers: Option<String>,
     capabilities: Option<String>,
     model: Option<String>,
-) -> anyhow::Result<u8> {
+}
+
+/// The last line of a dry run's report.
+const DRY_RUN_NOTE: &str = "Dry run: nothing was written.";
+
+fn new_agent(g: &Global, name: &str, new: NewAgent, dry_run: bool) -> anyhow::Result<u8> {
+    let NewAgent {
+        description,
+        triggers,
+        capabilities,
+        model,
+    } = new;
     let crew = load_crew(g)?;
     if !valid_name(name) {
         bail!(
@@ -302,7 +325,7 @@ fn new_agent(
         if trig_yaml.is_empty() { "  []\n".to_string() } else { trig_yaml }
     )
     .replace("triggers:\n  []\n", "triggers: []\n");
-    let (mut gate, prefix) = definition_gate(g, &crew)?;
+    let (mut gate, prefix) = definition_gate(g, &crew, dry_run)?;
     let row = AgentRow {
         name: name.to_string(),
         role: description.chars().take(80).collect(),
@@ -326,7 +349,11 @@ fn new_agent(
     )?;
     // the vault's agent log, when there is one
     if g.json {
-        out_json(&json!({"created": file, "registry": reg_path}))?;
+        out_json(&json!({"created": file, "registry": reg_path, "dry_run": dry_run}))?;
+    } else if dry_run {
+        out(&format!(
+            "Would create {file} and add its registry row to {reg_path}.\n{DRY_RUN_NOTE}"
+        ))?;
     } else {
         out(&format!(
             "Created {file} and its registry row.\nIt answers to {}.\nEdit the file to write its instructions; `crew agents validate` checks it.",
@@ -359,7 +386,7 @@ fn custom_row_or_fail(crew: &Crew, name: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn set_status(g: &Global, name: &str, status: Status) -> anyhow::Result<u8> {
+fn set_status(g: &Global, name: &str, status: Status, dry_run: bool) -> anyhow::Result<u8> {
     let crew = load_crew(g)?;
     custom_row_or_fail(&crew, name)?;
     if status == Status::Active && crew.agent(name).is_none() {
@@ -367,7 +394,7 @@ fn set_status(g: &Global, name: &str, status: Status) -> anyhow::Result<u8> {
             "`{name}` was removed (its file is gone); create it again with `crew agents new {name}`"
         );
     }
-    let (mut gate, prefix) = definition_gate(g, &crew)?;
+    let (mut gate, prefix) = definition_gate(g, &crew, dry_run)?;
     let reg_path = format!("{prefix}references/agents-registry.md");
     let text = gate.read_text(&reg_path).unwrap_or_default();
     let Some(updated) = registry::set_custom_status(&text, name, status) else {
@@ -380,17 +407,19 @@ fn set_status(g: &Global, name: &str, status: Status) -> anyhow::Result<u8> {
         "disabled"
     };
     if g.json {
-        out_json(&json!({"agent": name, "status": word}))?;
+        out_json(&json!({"agent": name, "status": word, "dry_run": dry_run}))?;
+    } else if dry_run {
+        out(&format!("{name} would be {word}.\n{DRY_RUN_NOTE}"))?;
     } else {
         out(&format!("{name} is {word}."))?;
     }
     Ok(0)
 }
 
-fn remove_agent(g: &Global, name: &str) -> anyhow::Result<u8> {
+fn remove_agent(g: &Global, name: &str, dry_run: bool) -> anyhow::Result<u8> {
     let crew = load_crew(g)?;
     custom_row_or_fail(&crew, name)?;
-    let (mut gate, prefix) = definition_gate(g, &crew)?;
+    let (mut gate, prefix) = definition_gate(g, &crew, dry_run)?;
     let reg_path = format!("{prefix}references/agents-registry.md");
     let text = gate.read_text(&reg_path).unwrap_or_default();
     if let Some(updated) = registry::set_custom_status(&text, name, Status::Disabled) {
@@ -406,13 +435,23 @@ fn remove_agent(g: &Global, name: &str) -> anyhow::Result<u8> {
         None
     };
     if g.json {
-        out_json(&json!({"agent": name, "status": "disabled", "file_kept_at": kept}))?;
+        out_json(
+            &json!({"agent": name, "status": "disabled", "file_kept_at": kept, "dry_run": dry_run}),
+        )?;
     } else {
-        out(&format!(
-            "{name} is removed: its registry row stays as disabled{}.",
-            kept.map(|k| format!(" and its file is kept at {k}"))
-                .unwrap_or_default()
-        ))?;
+        let kept = kept
+            .map(|k| format!(" and its file is kept at {k}"))
+            .unwrap_or_default();
+        if dry_run {
+            out(&format!(
+                "{name} would be removed: its registry row would stay as disabled{}.\n{DRY_RUN_NOTE}",
+                kept.replace("is kept", "would be kept")
+            ))?;
+        } else {
+            out(&format!(
+                "{name} is removed: its registry row stays as disabled{kept}."
+            ))?;
+        }
     }
     Ok(0)
 }

@@ -221,7 +221,7 @@ pub fn state(g: &Global, action: StateAction) -> anyhow::Result<u8> {
                 out(&s)?;
             }
         }
-        StateAction::Clear { agent } => {
+        StateAction::Clear { agent, dry_run } => {
             if crew.lookup(&agent).is_none() && crew.agent(&agent).is_none() {
                 bail!("no agent `{agent}`; `crew agents list` shows them");
             }
@@ -233,16 +233,24 @@ pub fn state(g: &Global, action: StateAction) -> anyhow::Result<u8> {
                 crew::run::default_lock_wait(),
             )?;
             let run_id = crew::state::new_run_id();
-            let journal = crew::vault::gate::Journal::at(state_dir.join("journal").join(&run_id));
+            let journal = if dry_run {
+                crew::vault::gate::Journal::in_memory()
+            } else {
+                crew::vault::gate::Journal::at(state_dir.join("journal").join(&run_id))
+            };
             let policy = crew::vault::gate::Policy {
                 states_dir: states.clone(),
                 ..Default::default()
             };
-            let mut gate = crew::vault::gate::Gate::new(vault, policy, journal, false);
+            let mut gate = crew::vault::gate::Gate::new(vault, policy, journal, dry_run);
             let stamp = chrono::Local::now().format("%Y-%m-%dT%H:%M:%S").to_string();
             crew::state::postit::write(&mut gate, &states, &agent, &stamp, "")?;
             if g.json {
-                out_json(&json!({"cleared": agent}))?;
+                out_json(&json!({"cleared": agent, "dry_run": dry_run}))?;
+            } else if dry_run {
+                out(&format!(
+                    "Would clear the post-it of {agent}.\nDry run: nothing was written."
+                ))?;
             } else {
                 out(&format!("Cleared the post-it of {agent}."))?;
             }

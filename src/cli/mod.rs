@@ -186,13 +186,31 @@ pub enum AgentsAction {
         /// low, mid, high, native, or a model id.
         #[arg(long)]
         model: Option<String>,
+        /// Show what would be written, write nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Stop routing to a custom agent.
-    Disable { name: String },
+    Disable {
+        name: String,
+        /// Show what would change, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Route to a disabled custom agent again.
-    Enable { name: String },
+    Enable {
+        name: String,
+        /// Show what would change, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Retire a custom agent: its file is set aside, its registry row kept as disabled.
-    Remove { name: String },
+    Remove {
+        name: String,
+        /// Show what would change, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -229,7 +247,12 @@ pub enum StateAction {
     /// Show one post-it, or all.
     Show { agent: Option<String> },
     /// Empty an agent's post-it.
-    Clear { agent: String },
+    Clear {
+        agent: String,
+        /// Show what would change, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
