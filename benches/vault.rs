@@ -17,6 +17,22 @@ fn median(mut f: impl FnMut() -> Duration, runs: usize) -> Duration {
     v[v.len() / 2]
 }
 
+/// Medians of `runs` alternating runs of `a` and `b`.
+fn paired(
+    runs: usize,
+    mut a: impl FnMut() -> Duration,
+    mut b: impl FnMut() -> Duration,
+) -> (Duration, Duration) {
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        xs.push(a());
+        ys.push(b());
+    }
+    xs.sort();
+    ys.sort();
+    (xs[runs / 2], ys[runs / 2])
+}
+
 fn time(f: impl FnOnce()) -> Duration {
     let t = Instant::now();
     f();
@@ -197,9 +213,9 @@ fn bench_size(n: usize) {
     );
     println!("| operation | crew | baseline | baseline time | ratio |\n|---|---|---|---|---|");
     let _ = rg_links(dir.path()); // warm the page cache
-    let rg = median(|| rg_links(dir.path()), 5);
-    let walk = median(|| stat_walk(dir.path()), 5);
-    let full = median(
+    // crew and its baseline take turns, so a slow moment of the shared machine hits both
+    let (full, rg) = paired(
+        9,
         || {
             time_then_drop(|| {
                 let v = Vault::open_fresh(dir.path()).expect("open");
@@ -207,7 +223,7 @@ fn bench_size(n: usize) {
                 v
             })
         },
-        3,
+        || rg_links(dir.path()),
     );
     row(
         "full stats (walk, read, parse, resolve, count)",
@@ -223,7 +239,8 @@ fn bench_size(n: usize) {
     let _ = Vault::open(dir.path());
     std::thread::sleep(Duration::from_millis(2100));
     let _ = Vault::open(dir.path());
-    let inc = median(
+    let (inc, walk) = paired(
+        9,
         || {
             let victim = dir.path().join("01-Projects/Alpha");
             if let Some(e) = std::fs::read_dir(&victim)
@@ -241,7 +258,7 @@ fn bench_size(n: usize) {
                 v
             })
         },
-        3,
+        || stat_walk(dir.path()),
     );
     row(
         "stats after one note changed (index)",
