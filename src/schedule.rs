@@ -247,6 +247,21 @@ pub fn detect() -> Result<Backend, ScheduleError> {
     Err(ScheduleError::NoBackend)
 }
 
+/// What [`install`] would write, without writing it: the crontab block's lines, or each unit
+/// file's path and text.
+pub fn preview(backend: Backend, plan: &Plan) -> Vec<String> {
+    match backend {
+        Backend::Cron => cron_block(plan).lines().map(str::to_string).collect(),
+        Backend::Systemd => {
+            let dir = systemd_dir();
+            systemd_units(plan)
+                .into_iter()
+                .map(|(name, text)| format!("{}:\n{text}", dir.join(name).display()))
+                .collect()
+        }
+    }
+}
+
 /// Installs the plan (replacing this vault's previous entries). Returns what was written.
 pub fn install(backend: Backend, plan: &Plan) -> Result<Vec<String>, ScheduleError> {
     match backend {

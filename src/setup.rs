@@ -41,6 +41,8 @@ pub struct InitReport {
     /// Folder roles: role → folder, and whether it was found in the vault.
     pub roles: Vec<(String, String, bool)>,
     pub adopted: bool,
+    /// Nothing was written: `created` is what would have been.
+    pub dry_run: bool,
 }
 
 fn template_files(dir: &'static Dir<'static>) -> Vec<(String, &'static [u8])> {
@@ -214,13 +216,25 @@ fn render(bytes: &[u8], today: &str) -> Vec<u8> {
 }
 
 /// Creates a vault at `path` (or adopts an existing one) and installs the crew in `.crew/`.
-pub fn init(path: &Path, adopt: bool, samples: bool) -> Result<InitReport, SetupError> {
+/// With `dry_run` nothing is written: the report says what would be created and kept.
+pub fn init(
+    path: &Path,
+    adopt: bool,
+    samples: bool,
+    dry_run: bool,
+) -> Result<InitReport, SetupError> {
     let io = |source| SetupError::Io {
         path: path.to_path_buf(),
         source,
     };
-    std::fs::create_dir_all(path).map_err(io)?;
-    let existing = Vault::open(path)?;
+    let existing = if dry_run && !path.exists() {
+        Vault::from_notes(path.to_path_buf(), Vec::new(), Vec::new())
+    } else {
+        if !dry_run {
+            std::fs::create_dir_all(path).map_err(io)?;
+        }
+        Vault::open(path)?
+    };
     if !adopt && !existing.notes.is_empty() && !path.join(".crew").exists() {
         return Err(SetupError::NotEmpty(path.to_path_buf()));
     }
@@ -243,11 +257,12 @@ pub fn init(path: &Path, adopt: bool, samples: bool) -> Result<InitReport, Setup
         installing: true,
         ..Policy::default()
     };
-    let mut gate = Gate::new(existing, policy, Journal::in_memory(), false);
+    let mut gate = Gate::new(existing, policy, Journal::in_memory(), dry_run);
     let mut report = InitReport {
         vault: path.display().to_string(),
         roles,
         adopted: adopt,
+        dry_run,
         ..InitReport::default()
     };
     let put = |gate: &mut Gate,

@@ -390,3 +390,41 @@ fn definition_commands_have_a_dry_run_that_writes_nothing() {
         "state clear changed nothing"
     );
 }
+
+#[test]
+fn init_dry_run_lists_what_it_would_create_and_writes_nothing() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let fresh = dir.path().join("New vault");
+    crew_bare()
+        .args(["init", "--dry-run"])
+        .arg(&fresh)
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("+ .crew/config.yaml")
+                .and(predicate::str::contains("+ 00-Inbox/"))
+                .and(predicate::str::contains("Dry run")),
+        );
+    assert!(!fresh.exists(), "the folder was created");
+    // adopting an existing vault: nothing moves, nothing is written
+    let v = vault(&[("Inbox/Idea.md", "an idea"), ("Projects/A.md", "a")]);
+    let before = common::snapshot(v.path());
+    let out = json_of(
+        crew_bare()
+            .args(["--json", "init", "--adopt", "--dry-run"])
+            .arg(v.path()),
+    );
+    assert_eq!(out["dry_run"], true);
+    assert!(
+        out["created"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|p| p == ".crew/config.yaml")),
+        "{out}"
+    );
+    assert_eq!(
+        common::snapshot(v.path()),
+        before,
+        "init --adopt --dry-run wrote"
+    );
+    assert!(!v.path().join(".crew").exists());
+}

@@ -250,6 +250,25 @@ fn schedule_with_cron_touches_only_its_own_lines() {
         "MAILTO=me\n0 1 * * * /usr/bin/backup\n",
     )
     .expect("seed");
+    // a dry run shows the lines and leaves the crontab as it was
+    let mut c = crew(v.path());
+    with_fakes(&mut c, fakes.path(), &bin);
+    c.args([
+        "schedule",
+        "install",
+        "--cron",
+        "--at",
+        "04:15",
+        "--watch",
+        "--dry-run",
+    ])
+    .assert()
+    .success()
+    .stdout(predicate::str::contains("Would install").and(predicate::str::contains("15 4 * * *")));
+    assert_eq!(
+        std::fs::read_to_string(fakes.path().join("crontab.txt")).expect("table"),
+        "MAILTO=me\n0 1 * * * /usr/bin/backup\n"
+    );
     let mut c = crew(v.path());
     with_fakes(&mut c, fakes.path(), &bin);
     c.args(["schedule", "install", "--cron", "--at", "04:15", "--watch"])
@@ -285,6 +304,21 @@ fn schedule_with_cron_touches_only_its_own_lines() {
     c.args(["schedule", "install", "--cron"]).assert().success();
     let table = std::fs::read_to_string(fakes.path().join("crontab.txt")).expect("table");
     assert_eq!(table.matches("# crew:begin").count(), 1, "{table}");
+    let installed = std::fs::read_to_string(fakes.path().join("crontab.txt")).expect("table");
+    let mut c = crew(v.path());
+    with_fakes(&mut c, fakes.path(), &bin);
+    c.args(["schedule", "remove", "--dry-run"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("Would remove")
+                .and(predicate::str::contains("maintain --fix")),
+        );
+    assert_eq!(
+        std::fs::read_to_string(fakes.path().join("crontab.txt")).expect("table"),
+        installed,
+        "remove --dry-run changed the crontab"
+    );
     let mut c = crew(v.path());
     with_fakes(&mut c, fakes.path(), &bin);
     c.args(["schedule", "remove"]).assert().success();
@@ -299,6 +333,20 @@ fn schedule_with_systemd_writes_units_and_removes_them() {
     let v = with_project();
     let fakes = tempfile::tempdir().expect("tmp");
     let bin = fake_bin(fakes.path());
+    let mut c = crew(v.path());
+    with_fakes(&mut c, fakes.path(), &bin);
+    c.args(["schedule", "install", "--systemd", "--watch", "--dry-run"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("OnCalendar").and(predicate::str::contains("Dry run")));
+    assert!(
+        !fakes.path().join("systemd").exists(),
+        "a dry run wrote units"
+    );
+    assert!(
+        !fakes.path().join("systemctl.log").exists(),
+        "a dry run called systemctl"
+    );
     let mut c = crew(v.path());
     with_fakes(&mut c, fakes.path(), &bin);
     c.args(["schedule", "install", "--systemd", "--watch"])

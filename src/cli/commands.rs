@@ -44,11 +44,32 @@ fn progress(json: bool) -> impl FnMut(&str) {
     |line: &str| eprintln!("{line}")
 }
 
-pub fn init(g: &Global, path: Option<PathBuf>, adopt: bool, samples: bool) -> anyhow::Result<u8> {
+pub fn init(
+    g: &Global,
+    path: Option<PathBuf>,
+    adopt: bool,
+    samples: bool,
+    dry_run: bool,
+) -> anyhow::Result<u8> {
     let path = path.unwrap_or_else(|| g.vault_path());
-    let report = crew::setup::init(&path, adopt, samples)?;
+    let report = crew::setup::init(&path, adopt, samples, dry_run)?;
     if g.json {
         out_json(&report)?;
+        return Ok(0);
+    }
+    if dry_run {
+        let mut s = format!(
+            "{} {} would create {} file(s) and folder(s) and keep {} existing:\n",
+            if adopt { "Adopting" } else { "Initialising" },
+            report.vault,
+            report.created.len(),
+            report.kept.len()
+        );
+        for c in &report.created {
+            s.push_str(&format!("  + {c}\n"));
+        }
+        s.push_str("Dry run: nothing was written.\n");
+        out(&s)?;
         return Ok(0);
     }
     let mut s = format!(
@@ -93,7 +114,7 @@ pub fn demo(g: &Global, dir: Option<PathBuf>) -> anyhow::Result<u8> {
             dir.display()
         );
     }
-    crew::setup::init(&dir, false, true)?;
+    crew::setup::init(&dir, false, true, false)?;
     let crew = Crew::load(&dir, None)?;
     let mut runs = Vec::new();
     let mut text = format!("crew demo — a sample vault at {}\n", dir.display());
@@ -638,6 +659,7 @@ pub fn schedule(g: &Global, action: ScheduleAction) -> anyhow::Result<u8> {
             watch,
             systemd,
             cron,
+            dry_run,
         } => {
             let (hour, minute) = schedule::parse_time(&at)?;
             let backend = if systemd {
@@ -654,6 +676,20 @@ pub fn schedule(g: &Global, action: ScheduleAction) -> anyhow::Result<u8> {
                 minute,
                 watch,
             };
+            if dry_run {
+                let would = schedule::preview(backend, &plan);
+                if g.json {
+                    out_json(
+                        &json!({"backend": backend, "would_install": would, "dry_run": true}),
+                    )?;
+                } else {
+                    out(&format!(
+                        "Would install ({backend:?}):\n  {}\nDry run: nothing was installed.",
+                        would.join("\n  ")
+                    ))?;
+                }
+                return Ok(0);
+            }
             let written = schedule::install(backend, &plan)?;
             if g.json {
                 out_json(&json!({"backend": backend, "installed": written}))?;
@@ -683,7 +719,21 @@ pub fn schedule(g: &Global, action: ScheduleAction) -> anyhow::Result<u8> {
                     .join("\n"))?;
             }
         }
-        ScheduleAction::Remove => {
+        ScheduleAction::Remove { dry_run: true } => {
+            // what `remove` takes out is exactly what is installed for this vault
+            let entries: Vec<String> = schedule::show(&vault).into_iter().map(|(_, t)| t).collect();
+            if g.json {
+                out_json(&json!({"would_remove": entries, "dry_run": true}))?;
+            } else if entries.is_empty() {
+                out("Nothing is scheduled for this vault.")?;
+            } else {
+                out(&format!(
+                    "Would remove:\n  {}\nDry run: nothing was removed.",
+                    entries.join("\n  ")
+                ))?;
+            }
+        }
+        ScheduleAction::Remove { dry_run: false } => {
             let removed = schedule::remove(&vault)?;
             if g.json {
                 out_json(&json!({"removed": removed}))?;

@@ -61,6 +61,9 @@ pub enum Command {
         /// Add example notes to the inbox.
         #[arg(long)]
         samples: bool,
+        /// Show what would be created, write nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// The one-command tour: a sample vault, a few requests through the real dispatcher.
     Demo {
@@ -229,11 +232,18 @@ pub enum ScheduleAction {
         /// Use the user's crontab.
         #[arg(long)]
         cron: bool,
+        /// Show the entries that would be installed, install nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// What is scheduled for this vault.
     Show,
     /// Remove exactly this vault's entries.
-    Remove,
+    Remove {
+        /// Show what would be removed, remove nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -285,7 +295,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             path,
             adopt,
             samples,
-        } => commands::init(&g, path, adopt, samples),
+            dry_run,
+        } => commands::init(&g, path, adopt, samples, dry_run),
         Command::Demo { dir } => commands::demo(&g, dir),
         Command::Ask {
             message,
