@@ -15,6 +15,31 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(fast.tags, tags, "{text:?}");
         assert_eq!(fast.aliases, aliases, "{text:?}");
     }
+    // the other fast answers (property texts, keys, single properties) against the mapping
+    let wrapped = crew::vault::note::Note::parse_text("fuzz.md", &format!("---\n{text}\n---\n"));
+    if wrapped.frontmatter_yaml.as_deref() == Some(&*text)
+        && let Some(map) = wrapped.properties()
+    {
+        use crew::vault::note::scalar_to_string;
+        if let Some(texts) = crew::vault::yaml_lite::texts(&text) {
+            let full: Vec<String> = map.values().filter_map(scalar_to_string).collect();
+            assert_eq!(texts, full, "{text:?}");
+        }
+        let keys: Vec<String> = map.keys().filter_map(|k| k.as_str().map(str::to_string)).take(4).collect();
+        for key in keys.iter().map(String::as_str).chain(["tags", "Title", "missing"]) {
+            if let Some(has) = crew::vault::yaml_lite::has_key(&text, key) {
+                let full = map.keys().any(|k| k.as_str().is_some_and(|k| k.eq_ignore_ascii_case(key)));
+                assert_eq!(has, full, "{key} in {text:?}");
+            }
+            if let Some(value) = crew::vault::yaml_lite::lookup_str(&text, key) {
+                let full = map
+                    .get(key)
+                    .or_else(|| map.iter().find(|(k, _)| k.as_str().is_some_and(|k| k.eq_ignore_ascii_case(key))).map(|(_, v)| v))
+                    .and_then(scalar_to_string);
+                assert_eq!(value, full, "{key} in {text:?}");
+            }
+        }
+    }
     let note = crew::vault::note::Note::parse("fuzz.md", data);
     let _ = note.properties();
     let edited = crew::vault::edit::set_frontmatter_keys(&text, &[("status", Some("filed".into())), ("gone", None)]);

@@ -1,11 +1,12 @@
 //! A fast path for the frontmatter most notes have: flat `key: value` lines and simple lists.
 //!
 //! Reading a vault needs three things from each frontmatter block: whether it is a valid
-//! mapping, its tags and its aliases. A full YAML parse into a generic value costs as much as
-//! the rest of a note's parse together, so the common shapes are recognised here and anything
-//! else — anchors, block scalars, nested mappings, escapes, multi-line scalars, odd keys — is
-//! declined (`None`) and goes to `yaml_serde`. The contract: whenever this returns `Some`, the
-//! tags and aliases equal what the full parse gives (tested differentially and fuzzed).
+//! mapping, its tags and its aliases; search and audits also ask for a few properties. A full
+//! YAML parse into a generic value costs as much as the rest of a note's parse together, so the
+//! common shapes are recognised here and anything else — anchors, block scalars, nested
+//! mappings, escapes, multi-line scalars, odd keys, values that may be numbers or booleans — is
+//! declined (`None`) and goes to `yaml_serde`. The contract: whenever a function here returns
+//! `Some`, it equals what the full parse gives (tested differentially and fuzzed).
 
 /// Tags and aliases of a frontmatter block that is certainly a valid mapping.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -21,7 +22,7 @@ enum Role {
     Other,
 }
 
-/// A scalar as YAML would resolve it, as far as tags and aliases care.
+/// A scalar as YAML would resolve it, as far as the answers here care.
 enum Scalar {
     Null,
     Str(String),
