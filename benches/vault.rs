@@ -39,13 +39,14 @@ fn time(f: impl FnOnce()) -> Duration {
     t.elapsed()
 }
 
-/// Times `f`, dropping what it returns after the clock stops: the `crew` binary never frees a
-/// vault it read (it exits instead), so neither does the measured time.
-fn time_then_drop<T>(f: impl FnOnce() -> T) -> Duration {
+/// Times `crew vault stats` done in process: open the vault, count. The vault is dropped after
+/// the clock stops: the `crew` binary never frees a vault it read (it exits instead).
+fn time_stats(open: impl FnOnce() -> Result<Vault, crew::vault::VaultError>) -> Duration {
     let t = Instant::now();
-    let kept = f();
+    let v = open().expect("open");
+    std::hint::black_box(VaultStats::of(&v));
     let elapsed = t.elapsed();
-    drop(kept);
+    drop(v);
     elapsed
 }
 
@@ -216,13 +217,7 @@ fn bench_size(n: usize) {
     // crew and its baseline take turns, so a slow moment of the shared machine hits both
     let (full, rg) = paired(
         9,
-        || {
-            time_then_drop(|| {
-                let v = Vault::open_fresh(dir.path()).expect("open");
-                std::hint::black_box(VaultStats::of(&v));
-                v
-            })
-        },
+        || time_stats(|| Vault::open_fresh(dir.path())),
         || rg_links(dir.path()),
     );
     row(
@@ -252,11 +247,7 @@ fn bench_size(n: usize) {
                 t.push_str("\nchanged [[Garden river 1]]\n");
                 let _ = std::fs::write(e.path(), t);
             }
-            time_then_drop(|| {
-                let v = Vault::open(dir.path()).expect("open");
-                std::hint::black_box(VaultStats::of(&v));
-                v
-            })
+            time_stats(|| Vault::open(dir.path()))
         },
         || stat_walk(dir.path()),
     );

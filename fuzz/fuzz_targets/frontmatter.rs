@@ -32,10 +32,7 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(has, full, "{key} in {text:?}");
             }
             if let Some(value) = crew::vault::yaml_lite::lookup_str(&text, key) {
-                let full = map
-                    .get(key)
-                    .or_else(|| map.iter().find(|(k, _)| k.as_str().is_some_and(|k| k.eq_ignore_ascii_case(key))).map(|(_, v)| v))
-                    .and_then(scalar_to_string);
+                let full = crew::vault::note::property_in(map, key).and_then(scalar_to_string);
                 assert_eq!(value, full, "{key} in {text:?}");
             }
         }

@@ -195,8 +195,8 @@ pub fn suggest_links(
     limit: usize,
 ) -> Vec<(usize, u32, String)> {
     let note = &vault.notes[i];
-    let text = std::fs::read(vault.root.join(&note.path))
-        .map(|b| String::from_utf8_lossy(&b).to_lowercase())
+    let text = common::reread(vault, note)
+        .map(|(t, _)| t.to_lowercase())
         .unwrap_or_default();
     let tags: BTreeSet<String> = note.tags_normalized().into_iter().collect();
     let targets: BTreeSet<usize> = vault.resolved[i].iter().filter_map(|r| r.file()).collect();

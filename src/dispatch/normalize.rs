@@ -45,20 +45,7 @@ pub fn normalize(text: &str) -> String {
 fn normalize_piece(text: &str) -> String {
     if text.is_ascii() {
         // nothing to compose, fold or decompose: lowercase and collapse
-        let mut out = String::with_capacity(text.len());
-        let mut pending_space = false;
-        for b in text.bytes() {
-            if b.is_ascii_alphanumeric() {
-                if pending_space && !out.is_empty() {
-                    out.push(' ');
-                }
-                pending_space = false;
-                out.push(b.to_ascii_lowercase() as char);
-            } else {
-                pending_space = true;
-            }
-        }
-        return out;
+        return collapse(text.bytes().map(|b| char::from(b.to_ascii_lowercase())));
     }
     let lowered: String = text.nfkc().flat_map(char::to_lowercase).collect();
     let folded: String = lowered
@@ -84,9 +71,14 @@ fn normalize_piece(text: &str) -> String {
             }
         })
         .collect();
-    let mut out = String::with_capacity(folded.len());
+    collapse(folded.chars())
+}
+
+/// Letters and digits, each run of anything else as one space, none at either end.
+fn collapse(chars: impl Iterator<Item = char>) -> String {
+    let mut out = String::with_capacity(chars.size_hint().0);
     let mut pending_space = false;
-    for c in folded.chars() {
+    for c in chars {
         if c.is_alphanumeric() {
             if pending_space && !out.is_empty() {
                 out.push(' ');

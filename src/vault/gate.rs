@@ -827,7 +827,7 @@ pub fn plan_link_rewrites(
     let Some(moved) = vault.files.id_of(from) else {
         return Vec::new();
     };
-    let leaves = [Vault::leaf(from), Vault::leaf(to)];
+    let leaves = [super::leaves::leaf(from), super::leaves::leaf(to)];
     let moved_note = vault.note_of_file(moved);
     let wiki = |n: usize, link: &super::markdown::WikiLink| Candidate {
         note: n,

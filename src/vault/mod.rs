@@ -50,7 +50,7 @@ pub struct Vault {
     file_note: Vec<Option<usize>>,
     /// Resolved links per note, parallel to `note.wikilinks`.
     pub resolved: Vec<Vec<Resolution>>,
-    /// The links by the leaf ([`Vault::leaf`]) they name: a change to a file can only affect
+    /// The links by the leaf ([`leaves::leaf`]) they name: a change to a file can only affect
     /// the links naming its leaf. Built on first use (only changes to the vault need it).
     leaf_index: std::sync::OnceLock<leaves::LeafIndex>,
     /// crew's own temporary files found by the walk (`.crew-tmp-*.part`): left by a run that
@@ -348,7 +348,7 @@ impl Vault {
     /// note and link order. Only links naming the note's leaf can resolve to it.
     pub fn links_to(&self, note: usize) -> Vec<(usize, usize)> {
         let file = self.note_file_ids[note];
-        let leaf = Vault::leaf(&self.files.paths[file]);
+        let leaf = leaves::leaf(&self.files.paths[file]);
         self.leaf_index()
             .naming(&self.notes, &[leaf])
             .into_iter()
@@ -377,12 +377,6 @@ impl Vault {
             }
         }
         set.into_iter().collect()
-    }
-
-    /// The lower-cased last segment of a link target or a path, without `.md`: resolution only
-    /// ever matches a target against files with this leaf.
-    pub fn leaf(s: &str) -> String {
-        leaves::leaf(s)
     }
 
     /// Every link of the vault by the leaf it names.
@@ -432,7 +426,7 @@ impl Vault {
                 self.resolve_note(n);
             }
             _ => {
-                let leaf = Vault::leaf(&note.path);
+                let leaf = leaves::leaf(&note.path);
                 let id = self.files.insert(&note.path);
                 self.notes.push(note);
                 let n = self.notes.len() - 1;
@@ -458,7 +452,7 @@ impl Vault {
             return;
         }
         self.files.insert(path);
-        self.reresolve_leaves(&[Vault::leaf(path)]);
+        self.reresolve_leaves(&[leaves::leaf(path)]);
     }
 
     /// Renames a file in memory (after the gate moved it on disk).
@@ -471,7 +465,7 @@ impl Vault {
             self.notes[n].path = to.to_string();
             self.resolve_note(n);
         }
-        self.reresolve_leaves(&[Vault::leaf(from), Vault::leaf(to)]);
+        self.reresolve_leaves(&[leaves::leaf(from), leaves::leaf(to)]);
     }
 
     pub fn name(&self) -> String {

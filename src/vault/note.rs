@@ -188,56 +188,43 @@ impl Note {
 
     /// A frontmatter value by key (exact key first, then case-insensitive).
     pub fn property(&self, key: &str) -> Option<&Value> {
-        let map = self.properties()?;
-        if let Some(v) = map.get(key) {
-            return Some(v);
+        property_in(self.properties()?, key)
+    }
+
+    /// Asks the flat-frontmatter fast path, when the mapping has not been parsed already;
+    /// `None` when the fast path cannot answer (the caller then uses the mapping).
+    fn fast<T>(&self, ask: impl FnOnce(&str) -> Option<T>) -> Option<T> {
+        if self.properties_cache.get().is_some() || self.frontmatter != Frontmatter::Parsed {
+            return None;
         }
-        map.iter()
-            .find(|(k, _)| k.as_str().is_some_and(|k| k.eq_ignore_ascii_case(key)))
-            .map(|(_, v)| v)
+        ask(self.frontmatter_yaml.as_deref().unwrap_or(""))
     }
 
     /// A frontmatter value as text (strings, numbers and booleans).
     pub fn property_str(&self, key: &str) -> Option<String> {
-        // most blocks answer without being parsed into a mapping
-        if self.properties_cache.get().is_none()
-            && self.frontmatter == Frontmatter::Parsed
-            && let Some(answer) = yaml_lite::lookup_str(self.frontmatter_yaml.as_deref()?, key)
-        {
-            return answer;
+        match self.fast(|yaml| yaml_lite::lookup_str(yaml, key)) {
+            Some(answer) => answer,
+            None => self.property(key).and_then(scalar_to_string),
         }
-        self.property(key).and_then(scalar_to_string)
     }
 
     /// Whether the frontmatter has a key (in any case), whatever its value.
     pub fn has_property(&self, key: &str) -> bool {
-        if self.properties_cache.get().is_none()
-            && self.frontmatter == Frontmatter::Parsed
-            && let Some(answer) =
-                yaml_lite::has_key(self.frontmatter_yaml.as_deref().unwrap_or(""), key)
-        {
-            return answer;
-        }
-        self.property(key).is_some()
+        self.fast(|yaml| yaml_lite::has_key(yaml, key))
+            .unwrap_or_else(|| self.property(key).is_some())
     }
 
     /// The tags written in the frontmatter (`tags`/`tag`), as written.
     pub fn frontmatter_tag_list(&self) -> Vec<String> {
-        if self.properties_cache.get().is_none()
-            && self.frontmatter == Frontmatter::Parsed
-            && let Some(x) = yaml_lite::extract(self.frontmatter_yaml.as_deref().unwrap_or(""))
-        {
-            return x.tags;
+        match self.fast(yaml_lite::extract) {
+            Some(x) => x.tags,
+            None => self.properties().map(frontmatter_tags).unwrap_or_default(),
         }
-        self.properties().map(frontmatter_tags).unwrap_or_default()
     }
 
     /// Every frontmatter value that is text (strings, numbers, booleans), in order.
     pub fn property_texts(&self) -> Vec<String> {
-        if self.properties_cache.get().is_none()
-            && self.frontmatter == Frontmatter::Parsed
-            && let Some(texts) = yaml_lite::texts(self.frontmatter_yaml.as_deref().unwrap_or(""))
-        {
+        if let Some(texts) = self.fast(yaml_lite::texts) {
             return texts;
         }
         self.properties()
@@ -252,6 +239,15 @@ impl Note {
         tags.dedup();
         tags
     }
+}
+
+/// A value by key: the exact key first, then the first key equal in any (ASCII) case.
+pub fn property_in<'a>(map: &'a Mapping, key: &str) -> Option<&'a Value> {
+    map.get(key).or_else(|| {
+        map.iter()
+            .find(|(k, _)| k.as_str().is_some_and(|k| k.eq_ignore_ascii_case(key)))
+            .map(|(_, v)| v)
+    })
 }
 
 /// Renders a YAML scalar as text; `None` for null, sequences and mappings.

@@ -392,12 +392,7 @@ mod tests {
             Ok(yaml_serde::Value::Mapping(m)) => m,
             _ => return None,
         };
-        let v = map.get(key).or_else(|| {
-            map.iter()
-                .find(|(k, _)| k.as_str().is_some_and(|k| k.eq_ignore_ascii_case(key)))
-                .map(|(_, v)| v)
-        })?;
-        crate::vault::note::scalar_to_string(v)
+        crate::vault::note::property_in(&map, key).and_then(crate::vault::note::scalar_to_string)
     }
 
     /// The contract: when the fast path answers, it answers like the full parse.
