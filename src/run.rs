@@ -8,9 +8,10 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::agents::{self, Ctx};
+use crate::crew::root::Access;
 use crate::crew::{Crew, Kind, ModelSpec};
 use crate::dispatch::chain::{self, ChainReport, Executor, Step, StepOutput};
-use crate::dispatch::{Route, Router};
+use crate::dispatch::{Decider, Route, Router};
 use crate::state::{self, lock::VaultLock, postit, runlog::RunLog};
 use crate::vault::gate::{Gate, Journal, Policy};
 use crate::vault::{Vault, VaultError};
@@ -19,6 +20,8 @@ use crate::vault::{Vault, VaultError};
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     pub dry_run: bool,
+    /// Apply what a guessed route plans (`--yes`); without it a guess only shows its plan.
+    pub yes: bool,
     /// Skip routing: run this agent or skill.
     pub agent: Option<String>,
     /// Run the routed agent on this model.
@@ -26,6 +29,8 @@ pub struct Options {
     pub max_depth: Option<usize>,
     /// Allow safe fixes (`--fix`, `maintain --fix`).
     pub apply: bool,
+    /// Only these kinds of safe fixes, without their size cap (`maintain --fix --only`).
+    pub fix_only: Vec<crate::agents::fixes::FixKind>,
     /// Earlier lines of the conversation, for the classifier.
     pub history: Vec<String>,
     /// How long to wait for another writer.
@@ -43,6 +48,10 @@ pub enum RunError {
     Vault(#[from] VaultError),
     #[error(transparent)]
     Lock(#[from] state::lock::LockError),
+    #[error(transparent)]
+    Root(#[from] crate::crew::root::RootError),
+    #[error(transparent)]
+    Request(#[from] crate::dispatch::request::RequestError),
     #[error("`{0}` is no active agent or skill of this crew; `crew agents list` shows them")]
     UnknownAgent(String),
     #[error("no route: the crew declares no usable default_route")]
@@ -56,8 +65,34 @@ pub struct Report {
     pub chain: ChainReport,
     pub run_id: String,
     pub dry_run: bool,
+    /// The route was guessed and its agent changes notes: it ran as a dry run.
+    pub preview: Option<Preview>,
     /// Some agent reported something that needs the user (exit code 1).
     pub attention: bool,
+}
+
+/// A guessed route that would have changed notes, and how to apply or redirect it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Preview {
+    pub why: String,
+    /// Applies exactly this plan.
+    pub apply: String,
+    /// Runs the same agent by name.
+    pub agent: String,
+}
+
+impl Preview {
+    fn of(route: &Route, message: &str) -> Preview {
+        let quoted = format!("\"{}\"", message.replace('"', "'"));
+        Preview {
+            why: format!(
+                "the route to {} was guessed ({}) and {} changes notes, so it only planned",
+                route.name, route.reason, route.name
+            ),
+            apply: format!("crew ask --yes {quoted}"),
+            agent: format!("crew ask --agent {} {quoted}", route.name),
+        }
+    }
 }
 
 struct CrewExecutor<'a> {
@@ -141,6 +176,10 @@ impl CrewExecutor<'_> {
 }
 
 impl Executor for CrewExecutor<'_> {
+    fn writes(&self, kind: Kind, name: &str) -> bool {
+        self.crew.writes(kind, name)
+    }
+
     fn run(&mut self, step: &Step) -> StepOutput {
         match &step.suggested_by {
             None => {}
@@ -173,8 +212,11 @@ impl Executor for CrewExecutor<'_> {
                     apply: self.opts.apply,
                     hold: &self.opts.hold,
                     log: Vec::new(),
+                    fix_only: self.opts.fix_only.clone(),
+                    data: None,
                 };
                 let result = native(&mut ctx).map_err(|e| e.to_string());
+                out.data = ctx.data.take();
                 let lines = std::mem::take(&mut ctx.log);
                 if let Err(e) = agents::common::flush_log(
                     &mut self.gate,
@@ -213,6 +255,15 @@ impl Executor for CrewExecutor<'_> {
             }
         }
         out.operations = self.gate.operations()[ops_before..].to_vec();
+        // crew's own notes (reports, post-its, the agent log) and the folders that hold them
+        // are not the user's notes
+        let folders = &self.crew.config.folders;
+        let crew_state = |path: &str| {
+            folders.crew_owned(path)
+                || path == folders.meta
+                || folders.crew_owned(&format!("{path}/-"))
+        };
+        out.changed_notes = out.operations.iter().any(|op| !crew_state(&op.path));
         out.latency_ms = started.elapsed().as_millis() as u64;
         self.log.record(
             "step",
@@ -277,19 +328,26 @@ pub fn ask(
     opts: &Options,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Report, RunError> {
+    let access = if opts.dry_run {
+        Access::Read
+    } else {
+        Access::Write
+    };
+    crate::crew::root::check(vault_path, access)?;
+    crate::dispatch::request::check(crew, message)?;
     let vault = Vault::open(vault_path)?;
     let route = match &opts.agent {
         Some(name) => {
             let (kind, n) = crew
                 .lookup(name)
                 .ok_or_else(|| RunError::UnknownAgent(name.clone()))?;
-            Route {
-                kind: kind.as_str().into(),
-                name: n,
-                reason: "chosen with --agent".into(),
-                matched: format!("--agent {name}"),
-                fell_back: false,
-            }
+            Route::new(
+                kind,
+                &n,
+                Decider::Flag,
+                "chosen with --agent",
+                format!("--agent {name}"),
+            )
         }
         None => route(crew, message, &opts.history),
     };
@@ -300,9 +358,17 @@ pub fn ask(
         "→ {} {} — {}",
         route.kind, route.name, route.reason
     ));
+    // a guess never writes: the agent shows its plan and the command that applies it
+    let preview =
+        (!opts.dry_run && !opts.yes && route.guessed() && crew.writes(route.kind(), &route.name))
+            .then(|| Preview::of(&route, message));
+    if let Some(p) = &preview {
+        progress(&format!("⇢ {}", p.why));
+    }
+    let dry_run = opts.dry_run || preview.is_some();
     let run_id = state::new_run_id();
     let state_dir = state::state_dir(vault_path);
-    let _lock = if opts.dry_run {
+    let _lock = if dry_run {
         None
     } else {
         let what = if opts.command.is_empty() {
@@ -316,7 +382,7 @@ pub fn ask(
             opts.lock_wait.unwrap_or_else(default_lock_wait),
         )?)
     };
-    if !opts.dry_run {
+    if !dry_run {
         // the lock is ours: no crew writer is mid-write, so these were left by a killed run
         for t in &vault.stale_temps {
             match std::fs::remove_file(t) {
@@ -330,7 +396,7 @@ pub fn ask(
             }
         }
     }
-    let journal = if opts.dry_run {
+    let journal = if dry_run {
         Journal::in_memory()
     } else {
         Journal::at(state_dir.join("journal").join(&run_id))
@@ -339,15 +405,15 @@ pub fn ask(
         states_dir: crew.config.folders.states(),
         ..Policy::default()
     };
-    let gate = Gate::new(vault, policy, journal, opts.dry_run);
-    let mut log = if opts.dry_run {
+    let gate = Gate::new(vault, policy, journal, dry_run);
+    let mut log = if dry_run {
         RunLog::disabled()
     } else {
         RunLog::create(&state_dir, &run_id)
     };
     log.record(
         "request",
-        json!({"message": message, "dry_run": opts.dry_run, "run_id": run_id}),
+        json!({"message": message, "dry_run": dry_run, "run_id": run_id}),
     );
     log.record("route", serde_json::to_value(&route).unwrap_or_default());
     let depth = opts.max_depth.unwrap_or(crew.config.max_depth);
@@ -375,7 +441,8 @@ pub fn ask(
         route,
         chain: report,
         run_id,
-        dry_run: opts.dry_run,
+        dry_run,
+        preview,
         attention,
     })
 }

@@ -16,9 +16,11 @@ static TEMPLATE_SAMPLES: Dir = include_dir!("$CARGO_MANIFEST_DIR/vault-template/
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
     #[error(
-        "{0} is not empty and holds notes; to install the crew into an existing vault without moving anything, use `crew init --adopt {0}`"
+        "{0} already holds notes or a crew; `crew init` only makes new vaults. To install the crew into this vault without moving anything, use `crew init --adopt {0}`"
     )]
     NotEmpty(PathBuf),
+    #[error(transparent)]
+    Root(#[from] crew::root::RootError),
     #[error("cannot create {path}: {source}")]
     Io {
         path: PathBuf,
@@ -180,8 +182,8 @@ pub fn detect_roles(top_folders: &[String]) -> (Folders, Vec<(String, String, bo
     (folders, roles)
 }
 
-fn config_text(folders: &Folders) -> String {
-    let mut s = String::from(
+fn config_text(folders: &Folders, adopted: bool) -> String {
+    let s = String::from(
         "# crew configuration. Every key is optional; delete a line to get the default back.\n\
          # Where a message goes when nothing else decides:\n\
          default_route: seeker\n\
@@ -199,6 +201,15 @@ fn config_text(folders: &Folders) -> String {
          #     route: scribe\n\
          # Folder roles of this vault:\nfolders:\n",
     );
+    let mut s = if adopted {
+        s.replacen(
+            "# Folder roles of this vault:",
+            "# This vault kept its own layout: crew adds no folders, indexes or MOCs unasked.\nadopted: true\n# Folder roles of this vault:",
+            1,
+        )
+    } else {
+        s
+    };
     for (role, folder) in folders.roles() {
         s.push_str(&format!(
             "  {role}: {}\n",
@@ -227,6 +238,9 @@ pub fn init(
         path: path.to_path_buf(),
         source,
     };
+    if path.is_dir() {
+        crew::root::check(path, crew::root::Access::Read)?;
+    }
     let existing = if dry_run && !path.exists() {
         Vault::from_notes(path.to_path_buf(), Vec::new(), Vec::new())
     } else {
@@ -235,7 +249,9 @@ pub fn init(
         }
         Vault::open(path)?
     };
-    if !adopt && !existing.notes.is_empty() && !path.join(".crew").exists() {
+    // a folder with notes, or with a crew already, is somebody's vault: scaffolding the
+    // template's folders beside its own would be a change nobody asked for
+    if !adopt && (!existing.notes.is_empty() || crew::root::is_vault_with_crew(path)) {
         return Err(SetupError::NotEmpty(path.to_path_buf()));
     }
     let today = chrono::Local::now().format("%Y-%m-%d").to_string();
@@ -284,7 +300,7 @@ pub fn init(
     put(
         &mut gate,
         ".crew/config.yaml",
-        config_text(&folders).as_bytes(),
+        config_text(&folders, adopt).as_bytes(),
         &mut report,
     )?;
     if !adopt {

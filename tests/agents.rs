@@ -98,8 +98,25 @@ fn vault_audit_writes_a_report_with_a_trend() {
             && text.contains("(first report)"),
         "{text}"
     );
-    assert!(text.contains("[[gone]] in c.md"));
+    // broken targets are named, not linked: the report adds no broken link of its own
+    assert!(text.contains("`[[gone]]` in `c.md`"), "{text}");
+    // a second run the same day: the same figures, compared with the first
+    let first = output(&j, 0);
+    let j = ask(v.path(), &["vault audit"]);
+    let second = output(&j, 0);
+    assert!(
+        second.contains("(+0 since the earlier report today)"),
+        "{second}"
+    );
+    let figures = |t: &str| {
+        t.lines()
+            .filter(|l| l.starts_with("- "))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(figures(&first), figures(&second));
     // a previous report makes a trend
+    std::fs::remove_file(&report).expect("remove today's report");
     let prev = v
         .path()
         .join("Meta/health-reports/2020-01-01 — Vault Health.md");

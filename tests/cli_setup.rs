@@ -90,7 +90,14 @@ fn init_never_overwrites_a_note() {
         .arg(v.path())
         .assert()
         .success();
-    crew_bare().arg("init").arg(v.path()).assert().success();
+    // a plain init over a vault refuses: it would scaffold beside the vault's own folders
+    crew_bare()
+        .arg("init")
+        .arg(v.path())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("crew init --adopt"));
+    assert!(!v.path().join("00-Inbox").exists());
     assert_eq!(
         std::fs::read_to_string(v.path().join("MOC/Index.md")).expect("index"),
         "my own index"

@@ -14,6 +14,7 @@ const NOTES: usize = 300;
 const PROJECTS: usize = 5;
 
 fn build_vault(dir: &Path) {
+    std::fs::create_dir_all(dir.join(".obsidian")).expect("vault marker");
     for p in 0..PROJECTS {
         std::fs::create_dir_all(dir.join(format!("01-Projects/P{p}"))).expect("project");
     }

@@ -212,6 +212,32 @@ fn requested_paths(ctx: &Ctx, text: &str) -> Vec<(String, String)> {
     out
 }
 
+/// Whether this run may add structure: the user asked for it (the request came to the
+/// architect first), or crew laid out the vault itself. Another agent's hand-off never adds
+/// folders, indexes or MOCs to a vault that keeps its own layout.
+fn may_add_structure(ctx: &Ctx) -> bool {
+    ctx.step.suggested_by.is_none() || ctx.crew.owns_layout()
+}
+
+/// What the architect would have built, when it may not: the homes and the command.
+fn structure_declined(ctx: &Ctx, wanted: &[(String, String)]) -> NativeOutput {
+    let mut out = format!(
+        "## Structure — {}\n\nThis vault keeps its own layout, so the architect adds folders, indexes and MOCs only when you ask for them. {} asked for:\n",
+        ctx.today(),
+        ctx.step.suggested_by.as_deref().unwrap_or("the request")
+    );
+    for (kind, name) in wanted {
+        out.push_str(&format!(
+            "- {kind} {name} — to create it: `crew ask --agent architect \"create {kind} {name}\"`\n"
+        ));
+    }
+    NativeOutput {
+        postit: format!("declined unasked structure {}", ctx.today()),
+        text: out,
+        attention: false,
+    }
+}
+
 /// The architect agent.
 pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let mut wanted = requested_paths(ctx, &format!("{}\n{}", ctx.step.task, ctx.step.message));
@@ -222,6 +248,9 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     }
     if wanted.is_empty() {
         return structure_report(ctx);
+    }
+    if !may_add_structure(ctx) {
+        return Ok(structure_declined(ctx, &wanted));
     }
     let mut out = format!("## Structure — {}\n\n", ctx.today());
     let mut created_any = false;
@@ -313,6 +342,10 @@ fn structure_report(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
 
 /// `/defrag`: structural maintenance and a defrag report.
 pub fn defrag(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+    if !may_add_structure(ctx) {
+        let wanted = vec![("structure".to_string(), "repair (defrag)".to_string())];
+        return Ok(structure_declined(ctx, &wanted));
+    }
     let f = ctx.config.folders.clone();
     let today = ctx.now.date();
     let mut created = Vec::new();

@@ -13,14 +13,14 @@
 //! orphans 20 % (100 − 5·orphan %), duplicates 10 % (100 − 20·groups), inbox 10 % (100 − 10·notes
 //! older than 48 h), naming 5 % (% dated notes following the convention).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde::Serialize;
 
 use super::common::{self, fold, suggestion};
+use super::fixes::{self, Fix, Held};
 use super::{Ctx, NativeOutput};
 use crate::crew::Folders;
-use crate::vault::edit::{self, Replacement};
 use crate::vault::gate::GateError;
 use crate::vault::{Frontmatter, Resolution, Vault};
 
@@ -61,6 +61,10 @@ pub struct Audit {
     pub naming_checked: usize,
     pub naming_bad: Vec<String>,
     pub stale: Vec<(String, i64, bool)>,
+    /// Notes that are templates: in the templates folder, or holding template syntax. Their
+    /// placeholder links are not faults, and no fix edits them.
+    #[serde(skip)]
+    pub templates: BTreeSet<String>,
 }
 
 fn exempt(path: &str, f: &Folders) -> bool {
@@ -106,58 +110,124 @@ fn shared_count(a: &[u64], b: &[u64]) -> usize {
     n
 }
 
-/// Runs every mechanical check over the vault.
+/// The hash of a body line as boilerplate detection compares it: trimmed, blank lines none.
+fn line_hash(line: &str) -> Option<u64> {
+    use crate::vault::gate::{FNV_OFFSET, fnv1a};
+    let t = line.trim();
+    (!t.is_empty()).then(|| fnv1a(FNV_OFFSET, t.as_bytes()))
+}
+
+/// A body without its boilerplate lines.
+fn without_boilerplate(body: &str, boilerplate: &HashSet<u64>) -> String {
+    body.lines()
+        .filter(|l| line_hash(l).is_some_and(|h| !boilerplate.contains(&h)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A line in this many notes or more is boilerplate (a template's or a folder's stock lines).
+const BOILERPLATE_NOTES: u32 = 3;
+
+/// Runs every mechanical check over the vault. crew's own notes (reports, post-its, the
+/// agent log) are not part of it: they are left out of every figure.
 pub fn audit(vault: &Vault, f: &Folders, today: chrono::NaiveDate) -> Audit {
+    use rayon::prelude::*;
+    let owned: Vec<bool> = vault.notes.iter().map(|n| f.crew_owned(&n.path)).collect();
     let mut a = Audit {
-        notes: vault.notes.len(),
+        notes: owned.iter().filter(|o| !**o).count(),
         ..Audit::default()
     };
     let name_index: HashMap<String, Vec<&str>> =
-        vault.notes.iter().fold(HashMap::new(), |mut m, n| {
-            m.entry(fold(n.name()))
-                .or_insert_with(Vec::new)
-                .push(&n.path);
-            m
-        });
+        vault.notes.iter().zip(&owned).filter(|(_, o)| !**o).fold(
+            HashMap::new(),
+            |mut m, (n, _)| {
+                m.entry(fold(n.name()))
+                    .or_insert_with(Vec::new)
+                    .push(&n.path);
+                m
+            },
+        );
     let edges = vault.edges();
     let mut linked = vec![false; vault.notes.len()];
     let mut incoming = vec![0usize; vault.notes.len()];
-    for &(s, d) in &edges {
+    for &(s, d) in edges.iter().filter(|(s, d)| !owned[*s] && !owned[*d]) {
         linked[s] = true;
         linked[d] = true;
         if s != d {
             incoming[d] += 1;
         }
     }
+    // first read (the vault keeps no text): which notes are templates, and each note's
+    // distinct body lines, so lines stamped by a template or repeated across a folder do not
+    // make notes look alike
+    let scans: Vec<Option<(bool, Vec<u64>)>> = vault
+        .notes
+        .par_iter()
+        .zip(&owned)
+        .map(|(n, o)| {
+            if *o {
+                return None;
+            }
+            let (text, body_start) = common::reread(vault, n)?;
+            let template =
+                f.in_templates(&n.path) || crate::crew::config::holds_template_syntax(&text);
+            let mut lines: Vec<u64> = text[body_start..].lines().filter_map(line_hash).collect();
+            lines.sort_unstable();
+            lines.dedup();
+            Some((template, lines))
+        })
+        .collect();
+    let mut line_notes: HashMap<u64, u32> = HashMap::new();
+    let mut boilerplate: HashSet<u64> = HashSet::new();
+    for (n, scan) in vault.notes.iter().zip(&scans) {
+        let Some((template, lines)) = scan else {
+            continue;
+        };
+        if *template {
+            a.templates.insert(n.path.clone());
+            boilerplate.extend(lines.iter().copied());
+        }
+        for h in lines {
+            *line_notes.entry(*h).or_default() += 1;
+        }
+    }
+    boilerplate.extend(
+        line_notes
+            .into_iter()
+            .filter(|(_, c)| *c >= BOILERPLATE_NOTES)
+            .map(|(h, _)| h),
+    );
+    drop(scans);
     let mut by_name: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut by_content: HashMap<String, Vec<String>> = HashMap::new();
     let mut shingle_sets: Vec<(String, Vec<u64>)> = Vec::new();
-    // the bodies are read again (the vault keeps no text) in parallel: content fingerprint
-    // and shingles per note
-    let bodies: Vec<Option<(String, Vec<u64>)>> = {
-        use rayon::prelude::*;
-        vault
-            .notes
-            .par_iter()
-            .map(|n| {
-                if exempt(&n.path, f) {
-                    return None;
-                }
-                let (text, body_start) = common::reread(vault, n)?;
-                let body = text[body_start..].trim();
-                (body.len() >= 40).then(|| {
-                    (
-                        crate::vault::gate::fingerprint(body.as_bytes()),
-                        shingles(body),
-                    )
-                })
+    // second read: content fingerprint and shingles of what is the note's own
+    let bodies: Vec<Option<(String, Vec<u64>)>> = vault
+        .notes
+        .par_iter()
+        .zip(&owned)
+        .map(|(n, o)| {
+            if *o || exempt(&n.path, f) || a.templates.contains(&n.path) {
+                return None;
+            }
+            let (text, body_start) = common::reread(vault, n)?;
+            let own = without_boilerplate(&text[body_start..], &boilerplate);
+            let body = own.trim();
+            (body.len() >= 40).then(|| {
+                (
+                    crate::vault::gate::fingerprint(body.as_bytes()),
+                    shingles(body),
+                )
             })
-            .collect()
-    };
+        })
+        .collect();
     let mut bodies = bodies.into_iter();
     for (i, n) in vault.notes.iter().enumerate() {
         let body = bodies.next().flatten();
-        let templates = n.path.starts_with(&format!("{}/", f.templates));
+        if owned[i] {
+            continue;
+        }
+        let templates = a.templates.contains(&n.path);
         for (link, r) in n.wikilinks.iter().zip(&vault.resolved[i]) {
             a.links += 1;
             match r {
@@ -183,7 +253,10 @@ pub fn audit(vault: &Vault, f: &Folders, today: chrono::NaiveDate) -> Audit {
                 _ => {}
             }
         }
-        if n.path.starts_with(&format!("{}/", f.inbox)) && n.folder() == f.inbox {
+        if n.path.starts_with(&format!("{}/", f.inbox))
+            && n.folder() == f.inbox
+            && !crate::vault::folder_note::is_inside_folder_note(&n.path)
+        {
             a.inbox += 1;
             if common::last_touched(n).is_some_and(|d| (today - d).num_days() >= 2) {
                 a.inbox_old.push(n.path.clone());
@@ -287,7 +360,6 @@ pub fn audit(vault: &Vault, f: &Folders, today: chrono::NaiveDate) -> Audit {
         }
     }
     let near: Vec<(String, String, u32)> = {
-        use rayon::prelude::*;
         (0..shingle_sets.len())
             .into_par_iter()
             .flat_map_iter(|i| {
@@ -409,76 +481,31 @@ fn name_of(path: &str) -> &str {
     f.strip_suffix(".md").unwrap_or(f)
 }
 
-/// Applies the safe fixes: a broken link whose target matches exactly one note ignoring case
-/// and accents is pointed at it, and a missing `status` is set from the note's folder. Returns
-/// the number of fixes.
-fn apply_safe_fixes(ctx: &mut Ctx, a: &Audit) -> Result<usize, GateError> {
-    let mut by_source: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
-    for b in &a.broken {
-        if b.likely.len() == 1 {
-            by_source
-                .entry(b.source.clone())
-                .or_default()
-                .push((b.target.clone(), name_of(&b.likely[0]).to_string()));
+/// Plans and applies the safe fixes ([`fixes`]); returns what changed, plus the kinds held
+/// back. In a dry run the gate only simulates, so the list is what a real run would do.
+fn run_fixes(ctx: &mut Ctx, a: &Audit) -> Result<(Vec<Fix>, Vec<Held>), GateError> {
+    let plan = fixes::plan(ctx.gate, a, &ctx.config.folders, &ctx.fix_only);
+    let done = fixes::apply(ctx, &plan)?;
+    ctx.data = Some(serde_json::json!({"fixes": done, "held": plan.held}));
+    Ok((done, plan.held))
+}
+
+/// The fixes as `git status` would show them: one line per note and change.
+fn fix_lines(out: &mut String, dry_run: bool, done: &[Fix], held: &[Held]) {
+    if !done.is_empty() {
+        out.push_str(&format!(
+            "### Safe fixes {} ({})\n",
+            if dry_run { "planned" } else { "applied" },
+            done.len()
+        ));
+        for f in done {
+            out.push_str(&format!("- {} `{}`: {}\n", f.kind.name(), f.path, f.what));
         }
+        out.push('\n');
     }
-    let mut fixed = 0;
-    // a missing `status` follows from where the note lives
-    let inbox = ctx.config.folders.inbox.clone();
-    for (path, missing) in &a.missing_keys {
-        if missing.iter().any(|k| k == "status") {
-            let status = if path.starts_with(&format!("{inbox}/")) {
-                "inbox"
-            } else {
-                "filed"
-            };
-            if ctx
-                .gate
-                .set_frontmatter(path, &[("status", Some(status.to_string()))])?
-            {
-                fixed += 1;
-                common::log_change(
-                    ctx,
-                    "librarian",
-                    &format!("set status: {status} on {path} (from its folder)"),
-                )?;
-            }
-        }
+    for h in held {
+        out.push_str(&format!("- {h}\n"));
     }
-    for (source, fixes) in by_source {
-        let Some(i) = ctx.gate.vault().note_index(&source) else {
-            continue;
-        };
-        let note = ctx.gate.vault().notes[i].clone();
-        let mut reps = Vec::new();
-        for (link, r) in note.wikilinks.iter().zip(&ctx.gate.vault().resolved[i]) {
-            if !matches!(r, Resolution::Unresolved) {
-                continue;
-            }
-            if let Some((_, to)) = fixes.iter().find(|(t, _)| *t == link.target) {
-                reps.push(Replacement {
-                    range: link.span.clone(),
-                    with: edit::render_wikilink(link, to),
-                });
-            }
-        }
-        let n = reps.len();
-        if n > 0
-            && ctx
-                .gate
-                .edit(&source, "fix broken links (case/accent match)", |t| {
-                    edit::apply_replacements(t, reps)
-                })?
-        {
-            fixed += n;
-            common::log_change(
-                ctx,
-                "librarian",
-                &format!("fixed {n} broken link(s) in {source}"),
-            )?;
-        }
-    }
-    Ok(fixed)
 }
 
 fn audit_suggestions(a: &Audit, f: &Folders) -> String {
@@ -538,15 +565,15 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         "consistencia",
         "konsistenz",
     ]);
-    let fixed = if ctx.apply {
-        apply_safe_fixes(ctx, &a)?
+    let (done, held) = if ctx.apply {
+        run_fixes(ctx, &a)?
     } else {
-        0
+        Default::default()
     };
-    let a = if fixed > 0 {
-        audit(ctx.gate.vault(), &ctx.config.folders, today)
-    } else {
+    let a = if done.is_empty() {
         a
+    } else {
+        audit(ctx.gate.vault(), &ctx.config.folders, today)
     };
     let v = verdict(&a);
     let mut out = format!("## Quick health check — {}: **{v}**\n\n", ctx.today());
@@ -597,9 +624,8 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             |(p, w)| format!("{p}: {w}"),
         );
     }
-    if fixed > 0 {
-        out.push_str(&format!("Applied {fixed} safe fix(es): links differing only in case or accents, `status` from the folder.\n"));
-    } else if a.broken.iter().any(|b| b.likely.len() == 1) {
+    fix_lines(&mut out, ctx.gate.is_dry_run(), &done, &held);
+    if !ctx.apply && a.broken.iter().any(|b| b.likely.len() == 1) {
         out.push_str("Safe fixes are available: run `crew maintain --fix` (or ask to \"fix the vault\") to apply them.\n");
     }
     out.push_str(&audit_suggestions(&a, &ctx.config.folders));
@@ -637,44 +663,68 @@ fn stale_bands(out: &mut String, a: &Audit) {
     }
 }
 
-fn previous_score(ctx: &Ctx, dir: &str, today_report: &str) -> Option<(String, u32)> {
+/// The latest health report before this one — today's own, when this is a second run today —
+/// and its score.
+fn previous_score(ctx: &Ctx, dir: &str) -> Option<(String, u32)> {
     let mut reports: Vec<String> = ctx
         .gate
         .vault()
         .notes
         .iter()
-        .filter(|n| {
-            n.folder() == dir && n.name().ends_with("— Vault Health") && n.path != today_report
-        })
+        .filter(|n| n.folder() == dir && n.name().ends_with("— Vault Health"))
         .map(|n| n.path.clone())
         .collect();
     reports.sort();
     let last = reports.pop()?;
     let n = ctx.gate.vault().note(&last)?;
     let score = n.property_str("health-score")?.parse().ok()?;
-    Some((name_of(&last).to_string(), score))
+    Some((last, score))
+}
+
+/// Text as an inline code span: a report note names broken targets, paths and tags without
+/// making them live links or tags of the vault.
+fn codes(paths: &[String]) -> String {
+    paths.iter().map(|p| code(p)).collect::<Vec<_>>().join(", ")
+}
+
+fn code(text: &str) -> String {
+    let mut ticks = 1;
+    while text.contains(&"`".repeat(ticks)) {
+        ticks += 1;
+    }
+    let fence = "`".repeat(ticks);
+    if ticks > 1 || text.starts_with('`') || text.ends_with('`') {
+        format!("{fence} {text} {fence}")
+    } else {
+        format!("{fence}{text}{fence}")
+    }
 }
 
 /// `/vault-audit`: the full audit and a health report note with the trend.
 pub fn vault_audit(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let today = ctx.now.date();
-    let fixed = if ctx.apply {
+    let (done, held) = if ctx.apply {
         let a = audit(ctx.gate.vault(), &ctx.config.folders, today);
-        apply_safe_fixes(ctx, &a)?
+        run_fixes(ctx, &a)?
     } else {
-        0
+        Default::default()
     };
     let a = audit(ctx.gate.vault(), &ctx.config.folders, today);
     let score = health_score(&a);
     let v = verdict(&a);
     let dir = format!("{}/health-reports", ctx.config.folders.meta);
     let report_path = format!("{dir}/{} — Vault Health.md", ctx.today());
-    let prev = previous_score(ctx, &dir, &report_path);
+    let prev = previous_score(ctx, &dir);
     let trend = match &prev {
-        Some((name, p)) => {
+        Some((path, p)) => {
             let d = score as i64 - *p as i64;
+            let since = if *path == report_path {
+                "the earlier report today".to_string()
+            } else {
+                format!("[[{}]]", name_of(path))
+            };
             format!(
-                "{score} ({}{d} since [[{name}]])",
+                "{score} ({}{d} since {since})",
                 if d >= 0 { "+" } else { "" }
             )
         }
@@ -691,85 +741,92 @@ pub fn vault_audit(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         a.inbox
     );
     list(&mut body, "Broken links", &a.broken, |b| {
+        let link = code(&format!("[[{}]]", b.target));
         match b.likely.as_slice() {
             [one] => format!(
-                "[[{}]] in {} → likely [[{}]]",
-                b.target,
-                b.source,
-                name_of(one)
+                "{link} in {} → likely {}",
+                code(&b.source),
+                code(&format!("[[{}]]", name_of(one)))
             ),
-            _ => format!("[[{}]] in {}", b.target, b.source),
+            _ => format!("{link} in {}", code(&b.source)),
         }
     });
     list(
         &mut body,
         "Ambiguous links (several notes share the name)",
         &a.ambiguous,
-        |(s, t)| format!("[[{t}]] in {s}"),
+        |(s, t)| format!("{} in {}", code(&format!("[[{t}]]")), code(s)),
     );
-    list(&mut body, "Orphans", &a.orphans, |p| p.clone());
+    list(&mut body, "Orphans", &a.orphans, |p| code(p));
     list(
         &mut body,
         "Duplicate names",
         &a.duplicate_names,
-        |(n, ps)| format!("{n}: {}", ps.join(", ")),
+        |(n, ps)| format!("{}: {}", code(n), codes(ps)),
     );
     list(&mut body, "Identical content", &a.identical, |ps| {
-        ps.join(" = ")
+        ps.iter().map(|p| code(p)).collect::<Vec<_>>().join(" = ")
     });
     list(
         &mut body,
-        "Near-identical content (word 3-shingle Jaccard ≥ 70 %)",
+        "Near-identical content (word 3-shingle Jaccard ≥ 70 %, template and stock lines left out)",
         &a.near_duplicates,
-        |(x, y, s)| format!("{x} ~ {y} ({s} %)"),
+        |(x, y, s)| format!("{} ~ {} ({s} %)", code(x), code(y)),
     );
     list(
         &mut body,
         "Notes without frontmatter",
         &a.without_frontmatter,
-        |p| p.clone(),
+        |p| code(p),
     );
     list(
         &mut body,
         "Frontmatter errors",
         &a.frontmatter_errors,
-        |(p, e)| format!("{p}: {e}"),
+        |(p, e)| format!("{}: {}", code(p), code(e)),
     );
     list(
         &mut body,
         "Missing required keys",
         &a.missing_keys,
-        |(p, k)| format!("{p}: {}", k.join(", ")),
+        |(p, k)| format!("{}: {}", code(p), k.join(", ")),
     );
     list(&mut body, "Dates not YYYY-MM-DD", &a.bad_dates, |(p, d)| {
-        format!("{p}: {d}")
+        format!("{}: {}", code(p), code(d))
     });
     list(
         &mut body,
         "Tags not lowercase-hyphen",
         &a.bad_tags,
-        |(p, t)| format!("{p}: #{t}"),
+        |(p, t)| format!("{}: {}", code(p), code(&format!("#{t}"))),
     );
     list(
         &mut body,
         "Status versus folder",
         &a.status_mismatch,
-        |(p, w)| format!("{p}: {w}"),
+        |(p, w)| format!("{}: {w}", code(p)),
     );
     list(
         &mut body,
         "Names not following the convention",
         &a.naming_bad,
-        |p| p.clone(),
+        |p| code(p),
     );
     list(
         &mut body,
         "Inbox notes older than 48 hours",
         &a.inbox_old,
-        |p| p.clone(),
+        |p| code(p),
     );
-    if fixed > 0 {
-        body.push_str(&format!("## Fixes applied\n- {fixed} safe fix(es): links pointed at their case/accent match, missing `status` set from the folder\n\n"));
+    if !done.is_empty() || !held.is_empty() {
+        body.push_str("## Fixes\n");
+        list(&mut body, "Applied", &done, |f| {
+            format!("{} `{}`: {}", f.kind.name(), f.path, code(&f.what))
+        });
+        for h in &held {
+            body.push_str(&format!("- {h}\n"));
+        }
+        body.push('\n');
     }
     body.push_str("## Recommendations\n");
     if a.broken.iter().any(|b| b.likely.len() == 1) {
@@ -809,9 +866,8 @@ pub fn vault_audit(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         a.inbox,
         a.inbox_old.len()
     ));
-    if fixed > 0 {
-        out.push_str(&format!("- safe fixes applied: {fixed}\n"));
-    }
+    out.push('\n');
+    fix_lines(&mut out, ctx.gate.is_dry_run(), &done, &held);
     out.push_str(&audit_suggestions(&a, &ctx.config.folders));
     Ok(NativeOutput {
         attention: v != "healthy",

@@ -6,6 +6,7 @@
 pub mod architect;
 pub mod common;
 pub mod connector;
+pub mod fixes;
 pub mod librarian;
 pub mod modelonly;
 pub mod planner;
@@ -34,6 +35,10 @@ pub struct Ctx<'a> {
     pub hold: &'a [String],
     /// Lines for `Meta/agent-log.md`, written once when the agent is done.
     pub log: Vec<String>,
+    /// `maintain --fix --only KIND`: just these fix kinds, without the size cap.
+    pub fix_only: Vec<fixes::FixKind>,
+    /// Figures for `--json` beside the text (e.g. each fix of the nightly maintenance).
+    pub data: Option<serde_json::Value>,
 }
 
 impl Ctx<'_> {

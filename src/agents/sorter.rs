@@ -276,9 +276,37 @@ struct Filed {
     evidence: String,
 }
 
-/// The MOC a filing home feeds: `MOC/<last folder name>.md`.
-fn moc_for(ctx: &Ctx, folder: &str) -> String {
-    format!("{}/{}.md", ctx.config.folders.moc, last_segment(folder))
+/// The map a filing home feeds, `(path, exists)`. crew's own layout keeps `MOC/<name>.md`
+/// beside each area's `_index.md`. A vault with its own layout is served in its own terms:
+/// the folder's folder note, then an existing MOC of that name (`MOC/<name>.md`, or a note
+/// typed or tagged `moc`); a new `MOC/<name>.md` only where the vault has a MOC folder.
+fn moc_for(ctx: &Ctx, folder: &str) -> Option<(String, bool)> {
+    let moc_dir = &ctx.config.folders.moc;
+    let in_moc_dir = format!("{moc_dir}/{}.md", last_segment(folder));
+    if ctx.gate.exists(&in_moc_dir) {
+        return Some((in_moc_dir, true));
+    }
+    if ctx.crew.owns_layout() {
+        return Some((in_moc_dir, false));
+    }
+    let vault = ctx.gate.vault();
+    let notes = vault.notes.iter().map(|n| n.path.as_str());
+    if let Some(p) = crate::vault::folder_note::find(folder, notes) {
+        return Some((p.to_string(), true));
+    }
+    let want = fold(last_segment(folder));
+    let tagged = vault.notes.iter().find(|n| {
+        let name = fold(n.name());
+        (name == want || name == format!("{want}moc"))
+            && (n
+                .property_str("type")
+                .is_some_and(|t| t.eq_ignore_ascii_case("moc"))
+                || n.tags_normalized().iter().any(|t| t == "moc"))
+    });
+    if let Some(n) = tagged {
+        return Some((n.path.clone(), true));
+    }
+    ctx.gate.dir_exists(moc_dir).then_some((in_moc_dir, false))
 }
 
 /// Adds the notes just filed in `folder` (their paths) to its MOC, in one edit; creates the
@@ -288,8 +316,10 @@ fn update_moc(
     folder: &str,
     note_paths: &[String],
 ) -> Result<Option<String>, GateError> {
-    let moc = moc_for(ctx, folder);
-    if ctx.gate.exists(&moc) {
+    let Some((moc, exists)) = moc_for(ctx, folder) else {
+        return Ok(None);
+    };
+    if exists {
         let text = ctx.gate.read_text(&moc).unwrap_or_default();
         let mut lines: Vec<String> = Vec::new();
         for path in note_paths {
@@ -585,6 +615,8 @@ fn inbox_notes(ctx: &Ctx) -> Vec<usize> {
     let vault = ctx.gate.vault();
     let mut idx: Vec<usize> = common::notes_in(&vault.notes, &inbox)
         .filter(|(_, n)| !ctx.hold.iter().any(|h| h.eq_ignore_ascii_case(&n.path)))
+        // the inbox's own folder note is its map, not an item to file
+        .filter(|(_, n)| !crate::vault::folder_note::is_inside_folder_note(&n.path))
         .map(|(i, _)| i)
         .collect();
     // oldest first

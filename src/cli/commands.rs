@@ -160,22 +160,25 @@ pub fn demo(g: &Global, dir: Option<PathBuf>) -> anyhow::Result<u8> {
     Ok(0)
 }
 
-pub fn ask(
-    g: &Global,
-    message: &str,
-    dry_run: bool,
-    agent: Option<String>,
-    model: Option<String>,
-    max_depth: Option<usize>,
-    fix: bool,
-) -> anyhow::Result<u8> {
+/// The flags of `crew ask`.
+pub struct AskFlags {
+    pub dry_run: bool,
+    pub agent: Option<String>,
+    pub model: Option<String>,
+    pub max_depth: Option<usize>,
+    pub fix: bool,
+    pub yes: bool,
+}
+
+pub fn ask(g: &Global, message: &str, flags: AskFlags) -> anyhow::Result<u8> {
     let crew = load_crew(g)?;
     let opts = Options {
-        dry_run,
-        agent,
-        model,
-        max_depth,
-        apply: fix,
+        dry_run: flags.dry_run,
+        yes: flags.yes,
+        agent: flags.agent,
+        model: flags.model,
+        max_depth: flags.max_depth,
+        apply: flags.fix,
         command: "ask".into(),
         ..Options::default()
     };
@@ -190,6 +193,7 @@ pub fn ask(
             "new_agents": report.chain.new_agents,
             "run_id": report.run_id,
             "dry_run": report.dry_run,
+            "preview": report.preview,
         }))?;
     } else {
         out(&render::report_text(&report))?;
@@ -199,6 +203,7 @@ pub fn ask(
 
 pub fn route(g: &Global, message: &str) -> anyhow::Result<u8> {
     let crew = load_crew(g)?;
+    crew::dispatch::request::check(&crew, message)?;
     let r = run::route(&crew, message, &[]);
     if g.json {
         out_json(&r)?;
@@ -356,12 +361,30 @@ pub fn search(g: &Global, query: &str, limit: usize) -> anyhow::Result<u8> {
     Ok(if hits.is_empty() { 1 } else { 0 })
 }
 
-pub fn maintain(g: &Global, fix: bool, report: bool, dry_run: bool) -> anyhow::Result<u8> {
+pub fn maintain(
+    g: &Global,
+    fix: bool,
+    only: &[String],
+    report: bool,
+    dry_run: bool,
+) -> anyhow::Result<u8> {
+    use crew::agents::fixes::FixKind;
+    let mut kinds = Vec::new();
+    for raw in only {
+        match FixKind::parse(raw) {
+            Some(k) => kinds.push(k),
+            None => bail!(
+                "--only {raw}: no such fix kind; the kinds are {}",
+                FixKind::ALL.map(FixKind::name).join(", ")
+            ),
+        }
+    }
     let crew = load_crew(g)?;
     let opts = Options {
         dry_run,
         agent: Some("vault-audit".into()),
         apply: fix,
+        fix_only: kinds,
         max_depth: Some(1),
         command: "maintain".into(),
         ..Options::default()
@@ -374,20 +397,28 @@ pub fn maintain(g: &Global, fix: bool, report: bool, dry_run: bool) -> anyhow::R
         &opts,
         &mut quiet,
     )?;
-    let text = r
-        .chain
-        .steps
-        .first()
-        .map(|s| s.output.clone())
+    let step = r.chain.steps.first();
+    let text = step.map(|s| s.output.clone()).unwrap_or_default();
+    let data = step.and_then(|s| s.data.clone()).unwrap_or_default();
+    let fixes = data
+        .get("fixes")
+        .and_then(|v| v.as_array())
+        .cloned()
+        .unwrap_or_default();
+    let held = data
+        .get("held")
+        .and_then(|v| v.as_array())
+        .cloned()
         .unwrap_or_default();
     if g.json {
-        out_json(
-            &json!({"attention": r.attention, "run_id": r.run_id, "report": text, "deferred": r.chain.deferred}),
-        )?;
+        out_json(&json!({
+            "attention": r.attention, "run_id": r.run_id, "dry_run": r.dry_run,
+            "fixes": fixes, "held": held, "report": text, "deferred": r.chain.deferred,
+        }))?;
     } else if report {
         out(&render::report_text(&r))?;
-    } else if r.attention || r.chain.failed() {
-        // cron mails any output: stay quiet when all is well
+    } else if r.attention || r.chain.failed() || !fixes.is_empty() || !held.is_empty() || dry_run {
+        // cron mails any output: quiet when all is well, every change named when not
         let first = text
             .lines()
             .next()
@@ -395,8 +426,21 @@ pub fn maintain(g: &Global, fix: bool, report: bool, dry_run: bool) -> anyhow::R
             .trim_start_matches('#')
             .trim();
         let mut s = format!("crew maintain: {first}\n");
-        for l in text.lines().filter(|l| l.starts_with("- ")).take(8) {
+        for l in text
+            .lines()
+            .take_while(|l| !l.starts_with("### "))
+            .filter(|l| l.starts_with("- "))
+            .take(8)
+        {
             s.push_str(&format!("  {l}\n"));
+        }
+        s.push_str(&render::fix_lines(&fixes, &held, r.dry_run));
+        if r.dry_run {
+            s.push_str(&format!(
+                "Dry run: nothing was written ({} fix{} planned).\n",
+                fixes.len(),
+                if fixes.len() == 1 { "" } else { "es" }
+            ));
         }
         out(&s)?;
     }

@@ -8,6 +8,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use crew::crew::root::Access;
 
 /// A failure after the request ran (exit code 1), as opposed to bad input (exit code 2).
 #[derive(Debug, thiserror::Error)]
@@ -89,6 +90,10 @@ pub enum Command {
         /// Allow the agents' safe fixes (e.g. repairing links, adding Related sections).
         #[arg(long)]
         fix: bool,
+        /// Apply the plan even when the route was guessed (without it, a guessed route that
+        /// would change notes only shows its plan).
+        #[arg(long, short = 'y')]
+        yes: bool,
     },
     /// The routing decision only, no side effects.
     Route {
@@ -124,12 +129,16 @@ pub enum Command {
     },
     /// The scheduled maintenance job: audit, health report, safe fixes with --fix.
     Maintain {
-        /// Apply safe fixes.
+        /// Apply safe fixes (each kind capped at 1 % of the notes, at least 5).
         #[arg(long)]
         fix: bool,
+        /// Only this kind of fix, without the cap: broken-links, frontmatter, filed-keys.
+        #[arg(long, requires = "fix", value_name = "KIND")]
+        only: Vec<String>,
         /// Print the full report, not only the summary.
         #[arg(long)]
         report: bool,
+        /// List every change it would make; change nothing.
         #[arg(long)]
         dry_run: bool,
     },
@@ -288,8 +297,40 @@ pub fn init_tracing(verbose: u8) {
         .try_init();
 }
 
+/// What a command does with the vault folder, for the check that it is one crew may touch.
+fn vault_access(command: &Command) -> Option<Access> {
+    let write_unless = |dry_run: bool| Some(if dry_run { Access::Read } else { Access::Write });
+    match command {
+        // init checks its own target; demo makes its own vault; route reads only the crew
+        Command::Init { .. } | Command::Demo { .. } | Command::Route { .. } => None,
+        Command::Ask { dry_run, .. } | Command::Maintain { dry_run, .. } => write_unless(*dry_run),
+        Command::Undo { dry_run, .. } => write_unless(*dry_run),
+        Command::Watch { .. } => Some(Access::Write),
+        Command::Agents { action } => match action {
+            AgentsAction::New { dry_run, .. }
+            | AgentsAction::Disable { dry_run, .. }
+            | AgentsAction::Enable { dry_run, .. }
+            | AgentsAction::Remove { dry_run, .. } => write_unless(*dry_run),
+            AgentsAction::List | AgentsAction::Show { .. } | AgentsAction::Validate => None,
+        },
+        Command::Skills { .. } | Command::Doctor => None,
+        Command::State { action } => match action {
+            StateAction::Show { .. } => Some(Access::Read),
+            StateAction::Clear { dry_run, .. } => write_unless(*dry_run),
+        },
+        Command::Schedule { action } => match action {
+            ScheduleAction::Install { dry_run, .. } => write_unless(*dry_run),
+            ScheduleAction::Show | ScheduleAction::Remove { .. } => None,
+        },
+        Command::Vault { .. } | Command::Search { .. } | Command::Log { .. } => Some(Access::Read),
+    }
+}
+
 pub fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     let g = cli.global;
+    if let Some(access) = vault_access(&cli.command) {
+        crew::crew::root::check(&g.vault_path(), access)?;
+    }
     match cli.command {
         Command::Init {
             path,
@@ -305,14 +346,18 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             model,
             max_depth,
             fix,
+            yes,
         } => commands::ask(
             &g,
             &message.join(" "),
-            dry_run,
-            agent,
-            model,
-            max_depth.map(usize::from),
-            fix,
+            commands::AskFlags {
+                dry_run,
+                agent,
+                model,
+                max_depth: max_depth.map(usize::from),
+                fix,
+                yes,
+            },
         ),
         Command::Route { message } => commands::route(&g, &message.join(" ")),
         Command::Agents { action } => agents::agents(&g, action),
@@ -322,9 +367,10 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::Search { query, limit } => commands::search(&g, &query.join(" "), limit),
         Command::Maintain {
             fix,
+            only,
             report,
             dry_run,
-        } => commands::maintain(&g, fix, report, dry_run),
+        } => commands::maintain(&g, fix, &only, report, dry_run),
         Command::Log { last } => commands::log(&g, last),
         Command::Watch { poll, once, settle } => commands::watch(&g, poll, once, settle),
         Command::Schedule { action } => commands::schedule(&g, action),

@@ -40,8 +40,8 @@ pub fn chain_text(report: &ChainReport) -> String {
         s.push_str("\n━━ deferred ━━\n");
         for d in &report.deferred {
             s.push_str(&format!(
-                "- the {} also suggested {}: {} — say \"{}\"\n",
-                d.suggested_by, d.agent, d.reason, d.phrase
+                "- the {} also suggested {}: {} — {}; to run it: {}\n",
+                d.suggested_by, d.agent, d.reason, d.why, d.command
             ));
         }
     }
@@ -80,10 +80,19 @@ pub fn report_text(report: &Report) -> String {
         .map(|st| st.operations.len())
         .sum();
     if report.dry_run {
-        s.push_str(&format!(
-            "\nDry run: nothing was written ({ops} planned change{}).\n",
-            if ops == 1 { "" } else { "s" }
-        ));
+        match &report.preview {
+            Some(p) => s.push_str(&format!(
+                "\nNothing was written: {} ({ops} planned change{}).\nTo apply this plan: {}\nTo run another agent: crew ask --agent NAME \"…\"  (e.g. {})\n",
+                p.why,
+                if ops == 1 { "" } else { "s" },
+                p.apply,
+                p.agent
+            )),
+            None => s.push_str(&format!(
+                "\nDry run: nothing was written ({ops} planned change{}).\n",
+                if ops == 1 { "" } else { "s" }
+            )),
+        }
         for st in &report.chain.steps {
             for op in &st.operations {
                 let to = op
@@ -98,6 +107,38 @@ pub fn report_text(report: &Report) -> String {
                 s.push_str(&format!("  {kind} {}{to}\n", op.path));
             }
         }
+    }
+    s
+}
+
+/// The nightly fixes, one line per note and change (like `git status`), then the kinds held
+/// back with the command that applies them.
+pub fn fix_lines(fixes: &[serde_json::Value], held: &[serde_json::Value], dry_run: bool) -> String {
+    let field = |v: &serde_json::Value, k: &str| {
+        v.get(k)
+            .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string))
+            .unwrap_or_default()
+    };
+    let mut s = String::new();
+    if !fixes.is_empty() {
+        s.push_str(if dry_run { "Would fix:\n" } else { "Fixed:\n" });
+    }
+    for f in fixes {
+        s.push_str(&format!(
+            "  M {}  ({}: {})\n",
+            field(f, "path"),
+            field(f, "kind"),
+            field(f, "what")
+        ));
+    }
+    for h in held {
+        s.push_str(&format!(
+            "Held back: {} would touch {} notes (more than {} allowed unasked); to apply: {}\n",
+            field(h, "kind"),
+            field(h, "notes"),
+            field(h, "limit"),
+            field(h, "command")
+        ));
     }
     s
 }

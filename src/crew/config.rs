@@ -69,6 +69,35 @@ impl Folders {
     pub fn states(&self) -> String {
         format!("{}/states", self.meta)
     }
+
+    /// Notes crew writes for itself: health and defrag reports, post-its, the agent log. The
+    /// audit never counts them, so a report cannot change the figures of the next one.
+    pub fn crew_owned(&self, path: &str) -> bool {
+        path.strip_prefix(self.meta.as_str())
+            .and_then(|rest| rest.strip_prefix('/'))
+            .is_some_and(|rest| {
+                rest.starts_with("health-reports/")
+                    || rest.starts_with("states/")
+                    || rest == "agent-log.md"
+                    || rest.ends_with(" — Deadline Radar.md")
+            })
+    }
+
+    /// Whether `path` lies in the templates folder.
+    pub fn in_templates(&self, path: &str) -> bool {
+        path.strip_prefix(self.templates.as_str())
+            .is_some_and(|rest| rest.starts_with('/'))
+    }
+}
+
+/// Whether a note's text holds template syntax (Templater's `<% … %>`, the core Templates
+/// plugin's `{{date}}`, `{{title}}`, `{{time}}`): such a note is a template wherever it lives,
+/// and crew never edits it.
+pub fn holds_template_syntax(text: &str) -> bool {
+    (text.contains("<%") && text.contains("%>"))
+        || ["{{date", "{{title", "{{time"]
+            .iter()
+            .any(|m| text.contains(m))
 }
 
 /// Where one provider lives, when not at its public default.
@@ -106,6 +135,9 @@ pub struct CrewConfig {
     pub model_timeout_secs: u64,
     /// Tool calls one model agent may make in one run.
     pub max_tool_calls: usize,
+    /// The vault had its own layout before crew came (`crew init --adopt` writes `true`):
+    /// crew adds no folders, indexes or MOCs to it unless the user asks for structure.
+    pub adopted: bool,
 }
 
 impl Default for CrewConfig {
@@ -121,6 +153,7 @@ impl Default for CrewConfig {
             providers: BTreeMap::new(),
             model_timeout_secs: 120,
             max_tool_calls: 20,
+            adopted: false,
         }
     }
 }

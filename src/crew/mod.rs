@@ -3,6 +3,7 @@
 pub mod config;
 pub mod definition;
 pub mod registry;
+pub mod root;
 
 use std::path::{Path, PathBuf};
 
@@ -324,6 +325,23 @@ impl Crew {
 
     pub fn has_errors(&self) -> bool {
         self.errors().next().is_some()
+    }
+
+    /// Whether crew laid out this vault (`crew init`): only then may agents add structure —
+    /// folders, indexes, MOCs — that the user did not ask for. A vault crew adopted, or one with
+    /// no crew config at all, keeps the layout its owner made.
+    pub fn owns_layout(&self) -> bool {
+        self.config_file.is_some() && !self.config.adopted
+    }
+
+    /// Whether an agent or skill may change the vault (it holds `write` or `edit`). Unknown
+    /// names count as writers: the careful reading.
+    pub fn writes(&self, kind: Kind, name: &str) -> bool {
+        let def = match kind {
+            Kind::Agent => self.agent(name),
+            Kind::Skill => self.skill(name),
+        };
+        def.is_none_or(|d| d.capabilities.iter().any(|c| c == "write" || c == "edit"))
     }
 
     pub fn agent(&self, name: &str) -> Option<&Definition> {

@@ -44,11 +44,21 @@ pub struct StepOutput {
     pub tokens_in: u64,
     pub tokens_out: u64,
     pub latency_ms: u64,
+    /// The run changed the user's notes (crew's own state — post-its, the agent log — aside).
+    pub changed_notes: bool,
+    /// Figures beside the text, for `--json`.
+    pub data: Option<serde_json::Value>,
 }
 
 /// Runs one agent or skill.
 pub trait Executor {
     fn run(&mut self, step: &Step) -> StepOutput;
+
+    /// Whether the agent or skill may change the vault. A request whose first agent is no
+    /// writer, or changed nothing, is read-only: it never starts one that is.
+    fn writes(&self, _kind: Kind, _name: &str) -> bool {
+        false
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -72,6 +82,10 @@ pub struct StepRecord {
     pub tokens_out: u64,
     #[serde(skip)]
     pub latency_ms: u64,
+    #[serde(skip)]
+    pub changed_notes: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<serde_json::Value>,
 }
 
 /// A valid suggestion that did not run in this request, with the phrase that would run it.
@@ -82,6 +96,26 @@ pub struct Deferred {
     pub phrase: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub suggested_by: String,
+    /// Why it did not run: the chain was full, or the request was read-only.
+    pub why: String,
+    /// The command that runs it.
+    pub command: String,
+}
+
+/// Why a valid suggestion waits for the user.
+pub const DEFERRED_FULL: &str = "the chain was full";
+pub const DEFERRED_READ_ONLY: &str =
+    "this request changed no note, so it does not start an agent that changes notes";
+
+/// The command that runs a deferred suggestion: its phrase when it is a trigger, else the
+/// agent by name with the suggestion's reason as the task.
+pub fn command_for(name: &str, phrase: &str, reason: &str) -> String {
+    let quote = |s: &str| format!("\"{}\"", s.replace('"', "'"));
+    if phrase.starts_with('@') {
+        format!("crew ask --agent {name} {}", quote(reason))
+    } else {
+        format!("crew ask --agent {name} {}", quote(phrase))
+    }
 }
 
 /// A suggestion that could not run at all (unknown, disabled, already in the chain).
@@ -180,6 +214,7 @@ pub fn run(
     };
     // suggestions waiting, in the order they were made: (kind, name, suggestion, by)
     let mut pending: Vec<(Kind, String, NextAgent, String)> = Vec::new();
+    let first_kind = first.0;
     let mut next = Some((first, message.to_string(), None::<String>));
     while let Some(((kind, name), task, by)) = next.take() {
         let chain = report.chain();
@@ -214,6 +249,8 @@ pub fn run(
             tokens_in: out.tokens_in,
             tokens_out: out.tokens_out,
             latency_ms: out.latency_ms,
+            changed_notes: out.changed_notes,
+            data: out.data,
         });
         report.new_agents.extend(parsed.new);
         for s in parsed.next {
@@ -265,8 +302,18 @@ pub fn run(
         if report.steps.last().is_some_and(|s| s.error.is_some()) {
             break;
         }
-        if ran.len() < max && !pending.is_empty() {
-            let (k, n, s, by) = pending.remove(0);
+        // a read-only request does not start writers: they wait for the user
+        let read_only = report
+            .steps
+            .first()
+            .is_some_and(|first| !first.changed_notes || !exec.writes(first_kind, &first.agent));
+        let runnable = pending
+            .iter()
+            .position(|(k, n, _, _)| !read_only || !exec.writes(*k, n));
+        if ran.len() < max
+            && let Some(at) = runnable
+        {
+            let (k, n, s, by) = pending.remove(at);
             let mut task = s.reason.clone();
             if !s.context.is_empty() {
                 task.push_str("\nContext: ");
@@ -275,12 +322,24 @@ pub fn run(
             next = Some(((k, n), task, Some(by)));
         }
     }
+    let read_only = report
+        .steps
+        .first()
+        .is_some_and(|first| !first.changed_notes || !exec.writes(first_kind, &first.agent));
     for (k, n, s, by) in pending {
+        let phrase = phrase_for(crew, k, &n, &s.reason);
+        let why = if read_only && exec.writes(k, &n) {
+            DEFERRED_READ_ONLY
+        } else {
+            DEFERRED_FULL
+        };
         report.deferred.push(Deferred {
-            phrase: phrase_for(crew, k, &n, &s.reason),
+            command: command_for(&n, &phrase, &s.reason),
+            phrase,
             agent: n,
             reason: s.reason,
             suggested_by: by,
+            why: why.into(),
         });
     }
     report
@@ -322,6 +381,100 @@ mod tests {
                 ..StepOutput::default()
             }
         }
+    }
+
+    /// Agents that change notes (`writers`), and which of them change some in this run.
+    struct Writers {
+        inner: Scripted,
+        writers: Vec<&'static str>,
+        changing: Vec<&'static str>,
+    }
+
+    impl Executor for Writers {
+        fn run(&mut self, step: &Step) -> StepOutput {
+            let mut out = self.inner.run(step);
+            out.changed_notes = self.changing.contains(&step.name.as_str());
+            out
+        }
+
+        fn writes(&self, _kind: Kind, name: &str) -> bool {
+            self.writers.contains(&name)
+        }
+    }
+
+    #[test]
+    fn a_read_only_request_defers_writers_with_their_command() {
+        let crew = Crew::builtin();
+        let seeker_out = format!(
+            "{}{}",
+            suggest("connector", "3 notes on taxes have no links"),
+            suggest("librarian", "a broken link")
+        );
+        let mut exec = Writers {
+            inner: Scripted::new(&[("seeker", &seeker_out)]),
+            writers: vec!["connector", "librarian"],
+            changing: vec![],
+        };
+        let r = run(
+            &crew,
+            (Kind::Agent, "seeker".into()),
+            "find taxes",
+            3,
+            &mut exec,
+        );
+        assert_eq!(r.chain(), vec!["seeker"]);
+        assert_eq!(r.deferred.len(), 2);
+        assert!(r.deferred.iter().all(|d| d.why == DEFERRED_READ_ONLY));
+        assert!(
+            r.deferred[0]
+                .command
+                .starts_with("crew ask --agent connector "),
+            "{}",
+            r.deferred[0].command
+        );
+    }
+
+    #[test]
+    fn a_writer_that_changed_nothing_does_not_start_another_writer() {
+        let crew = Crew::builtin();
+        let out = suggest("architect", "no home for Taxes");
+        let mut exec = Writers {
+            inner: Scripted::new(&[("sorter", &out)]),
+            writers: vec!["sorter", "architect", "seeker"],
+            changing: vec![],
+        };
+        let r = run(&crew, (Kind::Agent, "sorter".into()), "sort", 3, &mut exec);
+        assert_eq!(r.chain(), vec!["sorter"]);
+        assert_eq!(r.deferred[0].why, DEFERRED_READ_ONLY);
+        // the same request that filed notes goes on to the architect
+        exec.changing = vec!["sorter"];
+        let r = run(&crew, (Kind::Agent, "sorter".into()), "sort", 3, &mut exec);
+        assert_eq!(r.chain(), vec!["sorter", "architect"]);
+    }
+
+    #[test]
+    fn a_read_only_request_still_chains_readers() {
+        let crew = Crew::builtin();
+        let out = format!(
+            "{}{}",
+            suggest("connector", "links"),
+            suggest("seeker", "look further")
+        );
+        let mut exec = Writers {
+            inner: Scripted::new(&[("librarian", &out)]),
+            writers: vec!["connector", "librarian"],
+            changing: vec![],
+        };
+        let r = run(
+            &crew,
+            (Kind::Agent, "librarian".into()),
+            "check",
+            3,
+            &mut exec,
+        );
+        assert_eq!(r.chain(), vec!["librarian", "seeker"]);
+        assert_eq!(r.deferred.len(), 1);
+        assert_eq!(r.deferred[0].agent, "connector");
     }
 
     fn suggest(agent: &str, reason: &str) -> String {
@@ -474,6 +627,8 @@ mod tests {
                 tokens_in: 0,
                 tokens_out: 0,
                 latency_ms: 0,
+                changed_notes: false,
+                data: None,
             })
             .collect();
         let ctx = bounded_context(&steps);

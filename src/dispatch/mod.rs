@@ -3,8 +3,9 @@
 
 pub mod chain;
 pub mod normalize;
+pub mod request;
 pub mod route;
 pub mod scorer;
 pub mod suggest;
 
-pub use route::{Classifier, Route, Router};
+pub use route::{Classifier, Decider, Route, Router};

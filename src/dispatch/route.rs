@@ -17,17 +17,67 @@ pub struct Route {
     /// The trigger phrase or rule that decided.
     pub matched: String,
     pub fell_back: bool,
+    /// Which rule decided: the user's own words (`explicit`, `override`, `pasted`, `trigger`,
+    /// `flag`) or a guess (`classifier`, `scorer`, `default`).
+    /// Not in the JSON: `crew route --json` keeps the shape the CLI contract fixes.
+    #[serde(skip_serializing, default = "Decider::unknown")]
+    pub by: Decider,
+}
+
+/// The rule that decided a route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decider {
+    /// `@agent` or `/skill` at the start of the message.
+    Explicit,
+    /// A `route_overrides` pattern of the config.
+    Override,
+    /// Several lines of pasted text: the scribe.
+    Pasted,
+    /// A trigger phrase of an agent or skill.
+    Trigger,
+    /// `--agent NAME` on the command line.
+    Flag,
+    /// A classifier model's answer.
+    Classifier,
+    /// The offline scorer.
+    Scorer,
+    /// Nothing decided: the declared default route.
+    Default,
+}
+
+impl Decider {
+    /// Routes logged before this field existed; treated as guesses, the careful reading.
+    fn unknown() -> Decider {
+        Decider::Default
+    }
 }
 
 impl Route {
-    fn new(kind: Kind, name: &str, reason: impl Into<String>, matched: impl Into<String>) -> Route {
+    pub(crate) fn new(
+        kind: Kind,
+        name: &str,
+        by: Decider,
+        reason: impl Into<String>,
+        matched: impl Into<String>,
+    ) -> Route {
         Route {
             kind: kind.as_str().to_string(),
             name: name.to_string(),
             reason: reason.into(),
             matched: matched.into(),
             fell_back: false,
+            by,
         }
+    }
+
+    /// The route was guessed (a classifier, the scorer or the default route), not chosen by
+    /// the user's words: an agent that would change the vault only shows its plan.
+    pub fn guessed(&self) -> bool {
+        matches!(
+            self.by,
+            Decider::Classifier | Decider::Scorer | Decider::Default
+        )
     }
 
     pub fn kind(&self) -> Kind {
@@ -164,6 +214,7 @@ impl Router {
                 return Route::new(
                     kind,
                     &name,
+                    Decider::Explicit,
                     format!("explicit {mark}{word}"),
                     format!("{mark}{word}"),
                 );
@@ -172,7 +223,13 @@ impl Router {
         // 2. regex overrides from the config
         for (re, kind, name, pattern) in &self.overrides {
             if re.is_match(trimmed) {
-                return Route::new(*kind, name, "route override", format!("/{pattern}/"));
+                return Route::new(
+                    *kind,
+                    name,
+                    Decider::Override,
+                    "route override",
+                    format!("/{pattern}/"),
+                );
             }
         }
         // 3. pasted, unstructured text: several lines and no request on the first one
@@ -184,6 +241,7 @@ impl Router {
             return Route::new(
                 kind,
                 &name,
+                Decider::Pasted,
                 format!("pasted text ({} lines)", lines.len()),
                 "pasted text",
             );
@@ -194,6 +252,7 @@ impl Router {
             return Route::new(
                 p.kind,
                 &p.name,
+                Decider::Trigger,
                 format!("trigger \"{}\"", p.trigger),
                 p.trigger.clone(),
             );
@@ -209,6 +268,7 @@ impl Router {
             return Route::new(
                 kind,
                 &name,
+                Decider::Scorer,
                 format!("scorer {score:.1} on {}", words.join(", ")),
                 words.join(" "),
             );
@@ -223,6 +283,7 @@ impl Router {
                 ..Route::new(
                     *kind,
                     name,
+                    Decider::Default,
                     format!("default route: {why}"),
                     "default_route",
                 )
@@ -233,6 +294,7 @@ impl Router {
                 reason: format!("no default route is declared: {why}"),
                 matched: String::new(),
                 fell_back: true,
+                by: Decider::Default,
             },
         }
     }
@@ -283,6 +345,7 @@ pub fn resolve_classifier_answer(
             ..Route::new(
                 *kind,
                 name,
+                Decider::Default,
                 format!("default route: classifier {why}"),
                 "default_route",
             )
@@ -293,6 +356,7 @@ pub fn resolve_classifier_answer(
             reason: format!("classifier {why}; no default route"),
             matched: String::new(),
             fell_back: true,
+            by: Decider::Default,
         },
     };
     let raw = match answer {
@@ -323,7 +387,13 @@ pub fn resolve_classifier_answer(
                 .and_then(|v| v.as_str())
                 .unwrap_or("")
                 .to_string();
-            Route::new(kind, &name, format!("classifier: {why}"), route.to_string())
+            Route::new(
+                kind,
+                &name,
+                Decider::Classifier,
+                format!("classifier: {why}"),
+                route.to_string(),
+            )
         }
         None => fall(format!(
             "named `{route}`, which is no active agent or skill"

@@ -4,6 +4,7 @@
 //! vault reader with exact link semantics plus a safe writer.
 
 pub mod edit;
+pub mod folder_note;
 pub mod gate;
 pub mod index;
 pub mod leaves;

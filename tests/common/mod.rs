@@ -10,6 +10,10 @@ use assert_fs::prelude::*;
 /// A temporary vault holding `files` (path, contents).
 pub fn vault(files: &[(&str, &str)]) -> TempDir {
     let dir = TempDir::new().expect("temp dir");
+    // a vault is a folder Obsidian has opened: crew writes only into those
+    dir.child(".obsidian")
+        .create_dir_all()
+        .expect("mkdir .obsidian");
     for (path, text) in files {
         dir.child(path).write_str(text).expect("write fixture");
     }
