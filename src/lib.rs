@@ -7,6 +7,7 @@
 pub mod agents;
 pub mod crew;
 pub mod dispatch;
+pub mod evaluate;
 pub mod model;
 pub mod run;
 pub mod schedule;

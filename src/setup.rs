@@ -191,6 +191,9 @@ fn config_text(folders: &Folders, adopted: bool) -> String {
          max_depth: 3\n\
          # Minimum confidence (0-100) for the sorter to file a note:\n\
          triage_confidence: 60\n\
+         # Precision (0-1) learned filing must reach on this vault's own notes before it files\n\
+         # a note that names no project, area or type:\n\
+         triage_precision: 0.95\n\
          # Models per tier; without one, agents run natively (offline). Examples:\n\
          # models:\n\
          #   mid: claude-sonnet-4-5\n\

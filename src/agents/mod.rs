@@ -6,6 +6,7 @@
 pub mod architect;
 pub mod common;
 pub mod connector;
+pub mod filing;
 pub mod fixes;
 pub mod librarian;
 pub mod modelonly;

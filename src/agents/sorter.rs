@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::common::{self, fold, link_value_name, suggestion};
+use super::filing::{self, Learned};
 use super::{Ctx, NativeOutput};
 use crate::vault::Note;
 use crate::vault::edit::yaml_scalar;
@@ -65,7 +66,43 @@ fn find_home<'a>(homes: &'a [String], under: &str, name: &str) -> Option<&'a Str
         .find(|h| fold(last_segment(h)) == want)
 }
 
-/// Decides where one inbox note goes.
+/// When explicit evidence (`project:`, `area:`, `type:`, tags, links, title) found no home:
+/// what the vault's filed notes teach (`learned`), filed only when its calibrated margin is
+/// reached.
+pub fn learned_decision(
+    ctx: &Ctx,
+    note_idx: usize,
+    explicit: Decision,
+    learned: Option<&Learned>,
+) -> Decision {
+    let Some(learned) = learned else {
+        return explicit;
+    };
+    let path = &ctx.gate.vault().notes[note_idx].path;
+    let Some(text) = ctx.gate.read_text(path) else {
+        return explicit;
+    };
+    let guess = learned.guess(ctx.gate.vault(), note_idx, &text);
+    match guess.best() {
+        Some(best) if learned.sure(&guess) => Decision {
+            dest: Some(best.folder.clone()),
+            confidence: (best.score * 100.0).round() as u32,
+            evidence: format!(
+                "like the notes there ({:.2}, margin {:.2}): {}",
+                best.score,
+                guess.margin,
+                best.evidence.join(", ")
+            ),
+            missing: None,
+        },
+        _ => Decision {
+            evidence: filing::unsure_reason(&guess),
+            ..explicit
+        },
+    }
+}
+
+/// Decides where one inbox note goes from explicit evidence alone.
 pub fn decide(ctx: &Ctx, note_idx: usize, homes: &[String]) -> Decision {
     let vault = ctx.gate.vault();
     let note = &vault.notes[note_idx];
@@ -659,6 +696,9 @@ fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateError> {
         .into_iter()
         .map(|i| ctx.gate.vault().notes[i].path.clone())
         .collect();
+    // the vault's own filed notes are the examples: learned once per run, when the first
+    // note without explicit evidence needs them
+    let mut learned: Option<Option<Learned>> = None;
     let mut filed: Vec<Filed> = Vec::new();
     let mut left: Vec<(String, String)> = Vec::new();
     let mut missing: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -672,7 +712,19 @@ fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateError> {
         let Some(i) = ctx.gate.vault().note_index(&path) else {
             continue;
         };
-        let decision = decide(ctx, i, &homes);
+        let mut decision = decide(ctx, i, &homes);
+        if decision.dest.is_none() && decision.missing.is_none() {
+            let model = learned.get_or_insert_with(|| {
+                let gate = &*ctx.gate;
+                Learned::learn(
+                    gate.vault(),
+                    &ctx.config.folders,
+                    ctx.config.triage_precision,
+                    &|p: &str| gate.read_text(p),
+                )
+            });
+            decision = learned_decision(ctx, i, decision, model.as_ref());
+        }
         let note = ctx.gate.vault().notes[i].clone();
         let title = note.name().to_string();
         let Some(dest_folder) = decision.dest.clone() else {

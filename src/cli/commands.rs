@@ -92,12 +92,51 @@ pub fn init(
             ));
         }
     }
+    if adopt {
+        s.push_str(&learned_map(&path));
+    }
     s.push_str(&format!(
         "\nNext: cd {} && crew vault stats && crew ask \"file my notes\"\n",
         path.display()
     ));
     out(&s)?;
     Ok(0)
+}
+
+/// The folders filing learned from an adopted vault, and how sure it can be there.
+fn learned_map(path: &Path) -> String {
+    let (Ok(vault), Ok(crew)) = (Vault::open(path), Crew::load(path, None)) else {
+        return String::new();
+    };
+    let Some(l) = crew::evaluate::calibrate(&vault, &crew) else {
+        return "\nFiling: too few filed notes to learn from yet; notes are filed on explicit evidence (project:, area:, type:, tags, links).\n".into();
+    };
+    let map = crew::agents::filing::folder_map(&l);
+    let mut s = format!(
+        "\nFolders notes are filed into, learned from {} notes in {} folders:\n",
+        l.model.examples(),
+        map.len()
+    );
+    for f in map.iter().take(15) {
+        s.push_str(&format!("  {:<48} {:>6} notes\n", f.folder, f.notes));
+    }
+    if map.len() > 15 {
+        s.push_str(&format!("  … and {} more folders\n", map.len() - 15));
+    }
+    let c = &l.calibration;
+    if c.margin.is_finite() {
+        s.push_str(&format!(
+            "Filing notes without explicit evidence: estimated {:.0} % in their own folder for {:.0} % of notes (the rest stay in the inbox with a reason). `crew triage --calibrate` shows more.\n",
+            100.0 * c.precision,
+            100.0 * c.coverage
+        ));
+    } else {
+        s.push_str(&format!(
+            "Filing notes without explicit evidence: this vault's folders are too alike to reach {:.0} % precision, so such notes stay in the inbox with their two best candidates named.\n",
+            100.0 * c.target
+        ));
+    }
+    s
 }
 
 pub fn demo(g: &Global, dir: Option<PathBuf>) -> anyhow::Result<u8> {
@@ -448,6 +487,86 @@ pub fn maintain(
         return Err(Failed("the maintenance run failed".into()).into());
     }
     Ok(if r.attention { 1 } else { 0 })
+}
+
+pub fn triage(
+    g: &Global,
+    calibrate: bool,
+    evaluate: Option<usize>,
+    seed: u64,
+    dry_run: bool,
+) -> anyhow::Result<u8> {
+    let crew = load_crew(g)?;
+    if let Some(n) = evaluate {
+        let e = crew::evaluate::evaluate(&g.vault_path(), &crew, n, seed)?;
+        if g.json {
+            out_json(&e)?;
+        } else {
+            out(&format!(
+                "Evaluated on a scratch copy (seed {seed}): {} filed notes moved to the inbox.\n  filed:     {} ({:.1} % coverage)\n  own folder: {} ({:.1} % precision)\n  lost:      {}\n",
+                e.moved,
+                e.filed,
+                100.0 * e.coverage,
+                e.right,
+                100.0 * e.precision,
+                e.lost
+            ))?;
+        }
+        return Ok(if e.lost > 0 { 1 } else { 0 });
+    }
+    if calibrate {
+        let vault = open_vault(g)?;
+        let Some(l) = crew::evaluate::calibrate(&vault, &crew) else {
+            bail!("too few filed notes to learn from (fewer than 5 outside the inbox)");
+        };
+        let c = &l.calibration;
+        if g.json {
+            out_json(&json!({"calibration": c, "folders": crew::agents::filing::folder_map(&l)}))?;
+            return Ok(0);
+        }
+        let mut s = format!(
+            "Learned from {} filed notes in {} folders; leave-one-out on {}:\n",
+            l.model.examples(),
+            l.model.folders().len(),
+            c.sampled
+        );
+        if c.margin.is_finite() {
+            s.push_str(&format!(
+                "  at margin ≥ {:.3}: estimated precision {:.1} % (target {:.0} %), coverage {:.1} %\n",
+                c.margin,
+                100.0 * c.precision,
+                100.0 * c.target,
+                100.0 * c.coverage
+            ));
+        } else {
+            s.push_str(&format!(
+                "  no margin reaches {:.0} % precision: notes without explicit evidence stay in the inbox\n",
+                100.0 * c.target
+            ));
+        }
+        s.push_str("  precision when filing the surest share of notes:");
+        for (cover, precision) in &c.curve {
+            s.push_str(&format!(" {:.0}%→{:.0}%", 100.0 * cover, 100.0 * precision));
+        }
+        s.push_str("\n  folder                                    sampled  filed  right\n");
+        for (f, sampled, filed, right) in &c.per_folder {
+            s.push_str(&format!("  {f:<40} {sampled:>8} {filed:>6} {right:>6}\n"));
+        }
+        out(&s)?;
+        return Ok(0);
+    }
+    ask(
+        g,
+        "file my notes",
+        AskFlags {
+            dry_run,
+            agent: Some("inbox-triage".into()),
+            model: None,
+            max_depth: None,
+            fix: false,
+            yes: false,
+        },
+    )
 }
 
 pub fn log(g: &Global, last: usize) -> anyhow::Result<u8> {

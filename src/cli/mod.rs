@@ -142,6 +142,23 @@ pub enum Command {
         #[arg(long)]
         dry_run: bool,
     },
+    /// File the inbox; or measure how well filing works on this vault.
+    Triage {
+        /// Estimate precision and coverage of learned filing on the vault's own notes
+        /// (leave-one-out), overall and per folder; change nothing.
+        #[arg(long, conflicts_with = "evaluate")]
+        calibrate: bool,
+        /// Move N random filed notes into the inbox of a scratch copy, file them there, and
+        /// report coverage, precision and notes lost. The vault itself is only read.
+        #[arg(long, value_name = "N")]
+        evaluate: Option<usize>,
+        /// Which notes --evaluate picks.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Show what filing would do; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Watch the inbox and triage notes as they settle.
     Watch {
         /// Poll the folder instead of using native events (network shares, WSL mounts).
@@ -306,6 +323,12 @@ fn vault_access(command: &Command) -> Option<Access> {
         Command::Ask { dry_run, .. } | Command::Maintain { dry_run, .. } => write_unless(*dry_run),
         Command::Undo { dry_run, .. } => write_unless(*dry_run),
         Command::Watch { .. } => Some(Access::Write),
+        Command::Triage {
+            calibrate,
+            evaluate,
+            dry_run,
+            ..
+        } => write_unless(*dry_run || *calibrate || evaluate.is_some()),
         Command::Agents { action } => match action {
             AgentsAction::New { dry_run, .. }
             | AgentsAction::Disable { dry_run, .. }
@@ -372,6 +395,12 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             dry_run,
         } => commands::maintain(&g, fix, &only, report, dry_run),
         Command::Log { last } => commands::log(&g, last),
+        Command::Triage {
+            calibrate,
+            evaluate,
+            seed,
+            dry_run,
+        } => commands::triage(&g, calibrate, evaluate, seed, dry_run),
         Command::Watch { poll, once, settle } => commands::watch(&g, poll, once, settle),
         Command::Schedule { action } => commands::schedule(&g, action),
         Command::Undo { run, dry_run } => commands::undo(&g, run, dry_run),

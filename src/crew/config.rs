@@ -127,8 +127,11 @@ pub struct CrewConfig {
     /// Agents per request (1 to 3).
     pub max_depth: usize,
     pub folders: Folders,
-    /// Minimum confidence (0–100) for the sorter to file a note.
+    /// Minimum confidence (0–100) for the sorter to file a note on explicit evidence.
     pub triage_confidence: u32,
+    /// Precision the learned filing must reach on the vault's own notes (leave-one-out)
+    /// before it files a note with no explicit evidence.
+    pub triage_precision: f64,
     /// Per-provider endpoints: `openai`, `anthropic`, `gemini`, `ollama`.
     pub providers: BTreeMap<String, ProviderConfig>,
     /// Seconds one model call may take.
@@ -150,6 +153,7 @@ impl Default for CrewConfig {
             max_depth: 3,
             folders: Folders::default(),
             triage_confidence: 60,
+            triage_precision: 0.95,
             providers: BTreeMap::new(),
             model_timeout_secs: 120,
             max_tool_calls: 20,
@@ -175,6 +179,14 @@ impl CrewConfig {
                         &format!("max_depth must be 1 to {MAX_DEPTH}; using {MAX_DEPTH}"),
                     ));
                     c.max_depth = MAX_DEPTH;
+                }
+                if !(c.triage_precision > 0.0 && c.triage_precision <= 1.0) {
+                    diags.push(Diagnostic::error(
+                        file,
+                        line_of(text, "triage_precision"),
+                        "triage_precision must be above 0 and at most 1 (e.g. 0.95); using 0.95",
+                    ));
+                    c.triage_precision = 0.95;
                 }
                 for name in c.providers.keys() {
                     if !["openai", "anthropic", "gemini", "ollama"].contains(&name.as_str()) {

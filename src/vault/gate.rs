@@ -937,7 +937,12 @@ pub fn plan_link_rewrites(
     plans
 }
 
-fn resolve_any(table: &FileTable, from: &str, target: &str, markdown: bool) -> Option<usize> {
+pub(crate) fn resolve_any(
+    table: &FileTable,
+    from: &str,
+    target: &str,
+    markdown: bool,
+) -> Option<usize> {
     if markdown {
         // Markdown links are paths: relative to the note's folder first, then from the root.
         let dir = from.rsplit_once('/').map_or("", |(d, _)| d);

@@ -3,6 +3,7 @@
 //! This room depends on nothing else in crew, so it could become its own crate: an Obsidian
 //! vault reader with exact link semantics plus a safe writer.
 
+pub mod classify;
 pub mod edit;
 pub mod folder_note;
 pub mod gate;

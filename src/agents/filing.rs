@@ -1,0 +1,167 @@
+//! Filing learned from the vault: which folders are homes, the model trained on the notes
+//! already in them, its calibration, and the evaluation that measures it on a scratch copy.
+//!
+//! Every folder holding notes is a candidate home, except the inbox, the templates folder,
+//! crew's own notes and the vault's root; the archive only for notes that are done.
+
+use rustc_hash::FxHashSet;
+use serde::Serialize;
+
+use crate::crew::Folders;
+use crate::vault::Vault;
+use crate::vault::classify::{self, Calibration, Guess, Model};
+
+/// Filed notes a calibration looks at.
+pub const CALIBRATION_SAMPLE: usize = 400;
+
+/// The vault's filing model with its calibration.
+pub struct Learned {
+    pub model: Model,
+    pub calibration: Calibration,
+    excluded: FxHashSet<String>,
+    archive: String,
+}
+
+fn body_of(text: &str, note: &crate::vault::Note) -> String {
+    let start = note
+        .frontmatter_block
+        .as_ref()
+        .map_or(0, |b| b.block.end)
+        .min(text.len());
+    text.get(start..).unwrap_or("").to_string()
+}
+
+/// Folders that are never a home.
+fn excluded(f: &Folders) -> FxHashSet<String> {
+    [&f.inbox, &f.templates, &f.meta]
+        .into_iter()
+        .filter(|d| !d.is_empty())
+        .cloned()
+        .collect()
+}
+
+/// Whether a note counts as done (the archive is a home only for those).
+fn done(note: &crate::vault::Note) -> bool {
+    note.property_str("status").is_some_and(|s| {
+        matches!(
+            s.trim().to_lowercase().as_str(),
+            "done" | "archived" | "completed" | "complete" | "finished" | "closed"
+        )
+    })
+}
+
+impl Learned {
+    /// Trains on every note in a candidate home; `read` gives a note's text (the gate's view,
+    /// so a dry run learns what a real run would). Returns `None` for a vault with too few
+    /// filed notes to learn from.
+    pub fn learn(
+        vault: &Vault,
+        folders: &Folders,
+        target: f64,
+        read: &(dyn Fn(&str) -> Option<String> + Sync),
+    ) -> Option<Learned> {
+        use rayon::prelude::*;
+        let excluded = excluded(folders);
+        let examples: Vec<classify::Example> = vault
+            .notes
+            .par_iter()
+            .enumerate()
+            .filter_map(|(i, n)| {
+                let folder = classify::folder_of(&n.path);
+                if !classify::candidate(folder, &excluded)
+                    || folders.crew_owned(&n.path)
+                    || crate::vault::folder_note::is_inside_folder_note(&n.path)
+                {
+                    return None;
+                }
+                let text = read(&n.path)?;
+                if crate::crew::config::holds_template_syntax(&text) {
+                    return None;
+                }
+                let body = body_of(&text, n);
+                Some((
+                    i,
+                    folder.to_string(),
+                    classify::features(vault, i, &body, None),
+                ))
+            })
+            .collect();
+        if examples.len() < 5 {
+            return None;
+        }
+        let model = Model::train(examples);
+        let calibration = model.calibrate(target, CALIBRATION_SAMPLE, 0);
+        Some(Learned {
+            model,
+            calibration,
+            excluded,
+            archive: folders.archive.clone(),
+        })
+    }
+
+    /// The model's ranking for the note at `idx`, whose text is `text`.
+    pub fn guess(&self, vault: &Vault, idx: usize, text: &str) -> Guess {
+        let note = &vault.notes[idx];
+        let body = body_of(text, note);
+        let mut names = rustc_hash::FxHashMap::default();
+        let feats = classify::features(vault, idx, &body, Some(&mut names));
+        let is_done = done(note);
+        let archive = self.archive.clone();
+        let allowed = |folder: &str| {
+            classify::candidate(folder, &self.excluded)
+                && (is_done
+                    || archive.is_empty()
+                    || !(folder == archive || folder.starts_with(&format!("{archive}/"))))
+        };
+        self.model.guess(&feats, None, &allowed, Some(&names))
+    }
+
+    /// Whether a guess is sure enough to file.
+    pub fn sure(&self, g: &Guess) -> bool {
+        g.best().is_some() && g.margin >= self.calibration.margin
+    }
+}
+
+/// Why a note stays: the two best candidates with their evidence.
+pub fn unsure_reason(g: &Guess) -> String {
+    let show = |s: &classify::FolderScore| {
+        format!("{} {:.2}: {}", s.folder, s.score, s.evidence.join(", "))
+    };
+    match g.ranked.as_slice() {
+        [] => "no project, area, type, tag or link points to a home, and no filed note is like it"
+            .into(),
+        [one] => format!("not sure enough to file: {}", show(one)),
+        [a, b, ..] => format!("not sure enough to file: {} — {}", show(a), show(b)),
+    }
+}
+
+/// What `crew init --adopt` and `crew triage --calibrate` show of the learned map.
+#[derive(Debug, Clone, Serialize)]
+pub struct FolderMap {
+    pub folder: String,
+    pub notes: usize,
+}
+
+pub fn folder_map(l: &Learned) -> Vec<FolderMap> {
+    let mut out: Vec<FolderMap> = l
+        .model
+        .folders()
+        .into_iter()
+        .map(|(folder, notes)| FolderMap { folder, notes })
+        .collect();
+    out.sort_by(|a, b| b.notes.cmp(&a.notes).then(a.folder.cmp(&b.folder)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_archive_is_a_home_only_for_done_notes() {
+        let n = crate::vault::Note::parse_text("x.md", "---\nstatus: Done\n---\n");
+        assert!(done(&n));
+        let n = crate::vault::Note::parse_text("x.md", "---\nstatus: active\n---\n");
+        assert!(!done(&n));
+    }
+}

@@ -1,0 +1,201 @@
+//! `crew triage --evaluate N`: how well filing works on this vault, measured the only honest
+//! way — take N filed notes out of their folders in a scratch copy, drop them into the inbox,
+//! run the real triage, and see where they land. The vault itself is only read.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::agents::filing;
+use crate::crew::Crew;
+use crate::run::{self, Options, RunError};
+use crate::vault::gate::OpKind;
+use crate::vault::{Vault, VaultError, classify};
+
+/// The figures of one evaluation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Evaluation {
+    pub moved: usize,
+    pub filed: usize,
+    /// Filed into the folder they came from.
+    pub right: usize,
+    /// Neither in the inbox nor where triage said it moved them.
+    pub lost: usize,
+    pub coverage: f64,
+    pub precision: f64,
+    /// (note, from folder, to folder or "" when it stayed).
+    pub notes: Vec<(String, String, String)>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EvaluateError {
+    #[error("could not make the scratch copy at {path}: {source}")]
+    Copy {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Vault(#[from] VaultError),
+    #[error(transparent)]
+    Run(#[from] RunError),
+    #[error(transparent)]
+    Crew(#[from] crate::crew::CrewError),
+}
+
+/// Copies the vault into `to`, leaving out crew's run state and version-control folders.
+fn copy_vault(from: &Path, to: &Path) -> Result<(), EvaluateError> {
+    let skip = |rel: &str| {
+        rel.starts_with(".git")
+            || [".crew/journal", ".crew/runs", ".crew/undone"]
+                .iter()
+                .any(|p| rel.starts_with(p))
+            || rel == ".crew/index.bin"
+            || rel == ".crew/lock"
+    };
+    let err = |path: &Path, source| EvaluateError::Copy {
+        path: path.to_path_buf(),
+        source,
+    };
+    for e in walkdir::WalkDir::new(from).into_iter().flatten() {
+        let Ok(rel) = e.path().strip_prefix(from) else {
+            continue;
+        };
+        let rel_s = crate::vault::rel_to_string(rel);
+        if skip(&rel_s) {
+            continue;
+        }
+        let target = to.join(rel);
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&target).map_err(|s| err(&target, s))?;
+        } else if e.file_type().is_file() {
+            std::fs::copy(e.path(), &target).map_err(|s| err(&target, s))?;
+        }
+    }
+    // the copy is a vault crew may write, whatever marks the original
+    std::fs::create_dir_all(to.join(".crew")).map_err(|s| err(to, s))?;
+    Ok(())
+}
+
+/// Moves `n` random filed notes (by `seed`) into the inbox of a scratch copy of the vault at
+/// `vault_path`, runs the inbox triage there, and counts where they went.
+pub fn evaluate(
+    vault_path: &Path,
+    crew: &Crew,
+    n: usize,
+    seed: u64,
+) -> Result<Evaluation, EvaluateError> {
+    let scratch = tempfile::Builder::new()
+        .prefix("crew-evaluate-")
+        .tempdir()
+        .map_err(|source| EvaluateError::Copy {
+            path: std::env::temp_dir(),
+            source,
+        })?;
+    let copy = scratch.path().join("vault");
+    copy_vault(vault_path, &copy)?;
+    let folders = &crew.config.folders;
+    let vault = Vault::open_fresh(&copy)?;
+    let excluded: rustc_hash::FxHashSet<String> =
+        [&folders.inbox, &folders.templates, &folders.meta]
+            .into_iter()
+            .cloned()
+            .collect();
+    let mut pool: Vec<&str> = vault
+        .notes
+        .iter()
+        .map(|note| note.path.as_str())
+        .filter(|p| {
+            classify::candidate(classify::folder_of(p), &excluded)
+                && !crate::vault::folder_note::is_inside_folder_note(p)
+                && !folders.crew_owned(p)
+        })
+        .collect();
+    classify::shuffle(&mut pool, seed);
+    let inbox = copy.join(&folders.inbox);
+    std::fs::create_dir_all(&inbox).map_err(|source| EvaluateError::Copy {
+        path: inbox.clone(),
+        source,
+    })?;
+    let mut moved: Vec<(String, String)> = Vec::new();
+    for p in pool {
+        if moved.len() >= n {
+            break;
+        }
+        let file = p.rsplit('/').next().unwrap_or(p);
+        let to = inbox.join(file);
+        if to.exists() {
+            continue;
+        }
+        if std::fs::rename(copy.join(p), &to).is_ok() {
+            moved.push((file.to_string(), classify::folder_of(p).to_string()));
+        }
+    }
+    drop(vault);
+    let copy_crew = Crew::load(&copy, None)?;
+    let opts = Options {
+        agent: Some("inbox-triage".into()),
+        max_depth: Some(1),
+        command: "triage --evaluate".into(),
+        ..Options::default()
+    };
+    let report = run::ask(&copy, &copy_crew, "file my notes", &opts, &mut |_| {})?;
+    let moves: Vec<(String, String)> = report
+        .chain
+        .steps
+        .iter()
+        .flat_map(|s| &s.operations)
+        .filter(|op| op.op == OpKind::Move)
+        .filter_map(|op| op.to.clone().map(|to| (op.path.clone(), to)))
+        .collect();
+    let mut e = Evaluation {
+        moved: moved.len(),
+        filed: 0,
+        right: 0,
+        lost: 0,
+        coverage: 0.0,
+        precision: 0.0,
+        notes: Vec::new(),
+    };
+    for (file, from) in moved {
+        let in_inbox = format!("{}/{file}", folders.inbox);
+        let dest = moves.iter().find(|(p, _)| *p == in_inbox).map(|(_, to)| to);
+        let to_folder = match dest {
+            Some(to) if copy.join(to).is_file() => {
+                e.filed += 1;
+                let folder = classify::folder_of(to).to_string();
+                e.right += usize::from(folder == from);
+                folder
+            }
+            Some(_) => {
+                e.lost += 1;
+                String::new()
+            }
+            None => {
+                if !copy.join(&in_inbox).is_file() {
+                    e.lost += 1;
+                }
+                String::new()
+            }
+        };
+        e.notes.push((file, from, to_folder));
+    }
+    if e.moved > 0 {
+        e.coverage = e.filed as f64 / e.moved as f64;
+    }
+    if e.filed > 0 {
+        e.precision = e.right as f64 / e.filed as f64;
+    }
+    Ok(e)
+}
+
+/// The learned model's calibration on the vault as it is (nothing moves).
+pub fn calibrate(vault: &Vault, crew: &Crew) -> Option<filing::Learned> {
+    let root = vault.root.clone();
+    filing::Learned::learn(
+        vault,
+        &crew.config.folders,
+        crew.config.triage_precision,
+        &|p: &str| std::fs::read_to_string(root.join(p)).ok(),
+    )
+}

@@ -1,0 +1,718 @@
+//! Where a note belongs, learned from the vault itself: every note already filed is an example
+//! of where notes go.
+//!
+//! Each note becomes a sparse TF-IDF vector over several families of features — its words
+//! (title words count double), its structure (frontmatter keys and short values, headings,
+//! short lines such as a template's stock lines, tags and their parents), the folders of the
+//! notes it links to and of those linking to it, and the shape of its name. A query note gets a
+//! score per folder from two views that fail differently: a vote of its nearest neighbours
+//! (cosine similarity, `K` of them) and its similarity to each folder's centroid. The margin
+//! between the best folder and the next is the confidence; [`Model::calibrate`] finds, by
+//! leave-one-out over filed notes, the margin above which filing reaches a precision target.
+//!
+//! Pure: the caller supplies each note's text; nothing here reads the disk.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::Serialize;
+
+use super::Vault;
+use super::note::Note;
+
+/// Neighbours that vote.
+const K: usize = 10;
+/// A feature in more than this share of the documents says nothing about where a note goes.
+const MAX_DF_SHARE: f64 = 0.6;
+/// Short lines (a template's stock lines) are features up to this many characters.
+const LINE_FEATURE_CHARS: usize = 80;
+
+/// Weights of the feature families, relative to a body word.
+const W_TITLE: f32 = 2.0;
+const W_KEY: f32 = 1.5;
+const W_VALUE: f32 = 2.0;
+const W_TAG: f32 = 2.5;
+const W_HEADING: f32 = 1.0;
+const W_LINE: f32 = 1.0;
+const W_LINK_FOLDER: f32 = 3.0;
+const W_SHAPE: f32 = 1.0;
+
+fn tokens(text: &str) -> impl Iterator<Item = &str> + '_ {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| {
+        let n = w.chars().count();
+        (3..=30).contains(&n) && !w.chars().all(|c| c.is_ascii_digit())
+    })
+}
+
+/// A feature: its family (`w` word, `k` key, `v` value, `g` tag, `h` heading, `l` line, `f`
+/// linked folder, `s` name shape) and its text, lower-cased, hashed without allocating.
+pub type Feature = u64;
+
+fn feature(family: char, parts: &[&str]) -> Feature {
+    use std::hash::Hasher as _;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write_u32(family as u32);
+    for p in parts {
+        for c in p.chars().flat_map(char::to_lowercase) {
+            h.write_u32(c as u32);
+        }
+        h.write_u8(0xff);
+    }
+    // FxHash's low bits are weak: spread them for the hash tables the features go into
+    h.finish()
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .rotate_left(29)
+}
+
+/// Collects a note's features; with `names`, also how each reads (for explaining one note).
+struct Collector<'a> {
+    weights: FxHashMap<Feature, f32>,
+    names: Option<&'a mut FxHashMap<Feature, String>>,
+}
+
+impl Collector<'_> {
+    fn add(&mut self, family: char, parts: &[&str], w: f32) {
+        let f = feature(family, parts);
+        *self.weights.entry(f).or_default() += w;
+        if let Some(names) = self.names.as_deref_mut() {
+            names
+                .entry(f)
+                .or_insert_with(|| format!("{family}:{}", parts.concat().to_lowercase()));
+        }
+    }
+}
+
+/// Keys whose values are dates, ids or free text: their values say nothing about a folder.
+fn volatile_key(key: &str) -> bool {
+    matches!(
+        key.to_ascii_lowercase().as_str(),
+        "date"
+            | "created"
+            | "updated"
+            | "modified"
+            | "id"
+            | "uid"
+            | "title"
+            | "aliases"
+            | "alias"
+            | "tags"
+            | "tag"
+            | "filed-date"
+            | "location"
+            | "status"
+            | "cssclass"
+            | "cssclasses"
+    )
+}
+
+/// The shape of a note's name: dated, numbered, snake_case, and so on.
+fn name_shapes(name: &str) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    let b = name.as_bytes();
+    if b.len() >= 10
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b'-'
+        && b[5..7].iter().all(u8::is_ascii_digit)
+    {
+        out.push("dated");
+    } else if b.first().is_some_and(u8::is_ascii_digit) {
+        out.push("numbered");
+    }
+    if name.contains('_') && !name.contains(' ') {
+        out.push("snake");
+    }
+    if !name.contains(' ') && name.chars().any(char::is_uppercase) && name.len() > 3 {
+        out.push("oneword");
+    }
+    if name.split_whitespace().count() >= 5 {
+        out.push("long");
+    }
+    out
+}
+
+/// The folder of a vault path ("" at the root).
+pub fn folder_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// The raw features of one note (feature, count × family weight). With `names`, each
+/// feature's readable text is recorded too.
+pub fn features(
+    vault: &Vault,
+    idx: usize,
+    body: &str,
+    names: Option<&mut FxHashMap<Feature, String>>,
+) -> Vec<(Feature, f32)> {
+    let note: &Note = &vault.notes[idx];
+    let mut c = Collector {
+        weights: FxHashMap::default(),
+        names,
+    };
+    for t in tokens(note.name()) {
+        c.add('w', &[t], W_TITLE);
+    }
+    for t in tokens(body) {
+        c.add('w', &[t], 1.0);
+    }
+    if let Some(map) = note.properties() {
+        for (k, v) in map {
+            let Some(k) = k.as_str() else { continue };
+            c.add('k', &[k], W_KEY);
+            if volatile_key(k) {
+                continue;
+            }
+            if let Some(value) = super::note::scalar_to_string(v) {
+                let value = value.trim();
+                if !value.is_empty() && value.chars().count() <= 40 {
+                    c.add('v', &[k, "=", value], W_VALUE);
+                }
+            }
+        }
+    }
+    for tag in &note.tags {
+        // the tag and each parent: `#area/health` is also `#area`
+        for (at, _) in tag.match_indices('/') {
+            c.add('g', &[&tag[..at]], W_TAG);
+        }
+        c.add('g', &[tag], W_TAG);
+    }
+    for h in &note.headings {
+        let t = h.text.trim();
+        if !t.is_empty() && t.chars().count() <= 60 {
+            c.add('h', &[t], W_HEADING);
+        }
+    }
+    for line in body.lines() {
+        let t = line.trim();
+        let n = t.chars().count();
+        if (4..=LINE_FEATURE_CHARS).contains(&n) && t.chars().any(char::is_alphabetic) {
+            c.add('l', &[t], W_LINE);
+        }
+    }
+    for other in linked_notes(vault, idx) {
+        c.add('f', &[folder_of(&vault.notes[other].path)], W_LINK_FOLDER);
+    }
+    for shape in name_shapes(note.name()) {
+        c.add('s', &[shape], W_SHAPE);
+    }
+    c.weights.into_iter().collect()
+}
+
+/// The notes a note links to (wikilinks and Markdown links) and the notes that link to it.
+pub fn linked_notes(vault: &Vault, idx: usize) -> Vec<usize> {
+    let note = &vault.notes[idx];
+    let mut out: Vec<usize> =
+        vault.resolved[idx]
+            .iter()
+            .filter_map(|r| r.file())
+            .chain(note.markdown_links.iter().filter_map(|l| {
+                super::gate::resolve_any(&vault.files, &note.path, &l.target, true)
+            }))
+            .filter_map(|id| vault.note_of_file(id))
+            .chain(vault.links_to(idx).into_iter().map(|(src, _)| src))
+            .filter(|&n| n != idx)
+            .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// One training example: (note index, its folder, its raw features).
+pub type Example = (usize, String, Vec<(Feature, f32)>);
+
+/// A unit-length sparse vector: (feature id, weight), sorted by id.
+type Vector = Vec<(u32, f32)>;
+
+fn dot(a: &[(u32, f32)], b: &[(u32, f32)]) -> f32 {
+    let (mut i, mut j, mut s) = (0, 0, 0.0);
+    while i < a.len() && j < b.len() {
+        match a[i].0.cmp(&b[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                s += a[i].1 * b[j].1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    s
+}
+
+/// One folder's score for a note, with the features that weighed most.
+#[derive(Debug, Clone, Serialize)]
+pub struct FolderScore {
+    pub folder: String,
+    pub score: f32,
+    /// The shared features that weighed most, readable ("template line 'Designed by'").
+    pub evidence: Vec<String>,
+}
+
+/// A note's ranking of folders; `margin` is the best score minus the second.
+#[derive(Debug, Clone, Serialize)]
+pub struct Guess {
+    pub ranked: Vec<FolderScore>,
+    pub margin: f32,
+}
+
+impl Guess {
+    pub fn best(&self) -> Option<&FolderScore> {
+        self.ranked.first()
+    }
+}
+
+/// The filing model of one vault.
+pub struct Model {
+    vocab: FxHashMap<Feature, u32>,
+    /// Feature by id.
+    features: Vec<Feature>,
+    idf: Vec<f32>,
+    /// Training documents: (note index, folder id, vector).
+    docs: Vec<(usize, usize, Vector)>,
+    folders: Vec<String>,
+    /// Unnormalised sum of each folder's document vectors, and its squared length.
+    sums: Vec<(FxHashMap<u32, f32>, f32)>,
+    postings: Vec<Vec<(u32, f32)>>,
+    /// For each folder, the feature ids of the words of its last segment.
+    folder_words: Vec<Vec<u32>>,
+}
+
+/// How the two views weigh in a folder's score.
+const VIEW_NEIGHBOURS: f32 = 0.6;
+const VIEW_CENTROID: f32 = 0.4;
+/// A bonus when the note's words name the folder.
+const FOLDER_NAME_BONUS: f32 = 0.1;
+
+/// Precision and coverage estimated on the vault's own filed notes.
+#[derive(Debug, Clone, Serialize)]
+pub struct Calibration {
+    /// The margin at or above which a guess is filed (`f32::INFINITY`: never).
+    pub margin: f32,
+    pub target: f64,
+    pub sampled: usize,
+    /// Share of the sample filed at that margin, and the share of those in their own folder.
+    pub coverage: f64,
+    pub precision: f64,
+    /// Per folder: (folder, sampled, filed, right).
+    pub per_folder: Vec<(String, usize, usize, usize)>,
+    /// Precision when filing the surest 10 %, 20 %, … 100 % of the sample: what the vault
+    /// allows at other targets.
+    pub curve: Vec<(f64, f64)>,
+}
+
+impl Model {
+    /// Learns from `examples`: (note index, its folder, its raw features).
+    pub fn train(examples: Vec<Example>) -> Model {
+        let n = examples.len().max(1);
+        let mut df: FxHashMap<Feature, u32> = FxHashMap::default();
+        for (_, _, feats) in &examples {
+            for (f, _) in feats {
+                *df.entry(*f).or_default() += 1;
+            }
+        }
+        let max_df = ((n as f64) * MAX_DF_SHARE).max(2.0) as u32;
+        let mut vocab: FxHashMap<Feature, u32> = FxHashMap::default();
+        let mut features = Vec::new();
+        let mut idf = Vec::new();
+        let mut kept: Vec<(Feature, u32)> = df
+            .into_iter()
+            .filter(|(_, d)| *d <= max_df || n < 20)
+            .collect();
+        kept.sort_unstable();
+        for (f, d) in kept {
+            vocab.insert(f, features.len() as u32);
+            features.push(f);
+            idf.push(((n as f64 + 1.0) / (f64::from(d) + 0.5)).ln() as f32);
+        }
+        let mut folder_ids: FxHashMap<String, usize> = FxHashMap::default();
+        let mut folders: Vec<String> = Vec::new();
+        let mut model = Model {
+            vocab,
+            features,
+            idf,
+            docs: Vec::new(),
+            folders: Vec::new(),
+            sums: Vec::new(),
+            postings: Vec::new(),
+            folder_words: Vec::new(),
+        };
+        for (idx, folder, feats) in examples {
+            let v = model.vectorize(&feats);
+            if v.is_empty() {
+                continue;
+            }
+            let fid = *folder_ids.entry(folder.clone()).or_insert_with(|| {
+                folders.push(folder.clone());
+                folders.len() - 1
+            });
+            model.docs.push((idx, fid, v));
+        }
+        model.folders = folders;
+        model.sums = vec![(FxHashMap::default(), 0.0); model.folders.len()];
+        model.postings = vec![Vec::new(); model.features.len()];
+        for (d, (_, fid, v)) in model.docs.iter().enumerate() {
+            for &(f, w) in v {
+                *model.sums[*fid].0.entry(f).or_default() += w;
+                model.postings[f as usize].push((d as u32, w));
+            }
+        }
+        for (sum, norm) in &mut model.sums {
+            *norm = sum.values().map(|w| w * w).sum();
+        }
+        model.folder_words = model
+            .folders
+            .iter()
+            .map(|f| {
+                let last = f.rsplit('/').next().unwrap_or(f);
+                tokens(last)
+                    .filter_map(|t| model.vocab.get(&feature('w', &[t])).copied())
+                    .collect()
+            })
+            .collect();
+        model
+    }
+
+    /// Folders the model knows, with their number of examples.
+    pub fn folders(&self) -> Vec<(String, usize)> {
+        let mut counts = vec![0usize; self.folders.len()];
+        for (_, f, _) in &self.docs {
+            counts[*f] += 1;
+        }
+        self.folders.iter().cloned().zip(counts).collect()
+    }
+
+    pub fn examples(&self) -> usize {
+        self.docs.len()
+    }
+
+    fn vectorize(&self, feats: &[(Feature, f32)]) -> Vector {
+        let mut v: Vector = feats
+            .iter()
+            .filter_map(|(f, c)| {
+                let id = *self.vocab.get(f)?;
+                Some((id, (1.0 + c.ln().max(0.0)) * self.idf[id as usize]))
+            })
+            .collect();
+        let norm = v.iter().map(|(_, w)| w * w).sum::<f32>().sqrt();
+        if norm > 0.0 {
+            for (_, w) in &mut v {
+                *w /= norm;
+            }
+        }
+        v.sort_unstable_by_key(|(f, _)| *f);
+        v
+    }
+
+    /// Ranks the folders for a note with raw features `feats`. `exclude` leaves one training
+    /// document out (leave-one-out); `allowed` limits the folders that may be chosen.
+    /// `names` (from [`features`]) makes each candidate's evidence readable.
+    pub fn guess(
+        &self,
+        feats: &[(Feature, f32)],
+        exclude: Option<usize>,
+        allowed: &dyn Fn(&str) -> bool,
+        names: Option<&FxHashMap<Feature, String>>,
+    ) -> Guess {
+        let q = self.vectorize(feats);
+        self.guess_vector(&q, exclude, allowed, names)
+    }
+
+    fn guess_vector(
+        &self,
+        q: &[(u32, f32)],
+        exclude: Option<usize>,
+        allowed: &dyn Fn(&str) -> bool,
+        names: Option<&FxHashMap<Feature, String>>,
+    ) -> Guess {
+        let mut sims: FxHashMap<u32, f32> = FxHashMap::default();
+        for &(f, w) in q {
+            for &(d, dw) in &self.postings[f as usize] {
+                *sims.entry(d).or_default() += w * dw;
+            }
+        }
+        let excluded_doc = exclude.and_then(|idx| self.docs.iter().position(|(i, _, _)| *i == idx));
+        if let Some(d) = excluded_doc {
+            sims.remove(&(d as u32));
+        }
+        let mut near: Vec<(u32, f32)> = sims
+            .into_iter()
+            .filter(|(d, s)| *s > 0.0 && allowed(&self.folders[self.docs[*d as usize].1]))
+            .collect();
+        let by_similarity =
+            |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if near.len() > K {
+            near.select_nth_unstable_by(K, by_similarity);
+            near.truncate(K);
+        }
+        near.sort_unstable_by(by_similarity);
+        let vote_total: f32 = near.iter().map(|(_, s)| s).sum();
+        let mut scores: FxHashMap<usize, f32> = FxHashMap::default();
+        if vote_total > 0.0 {
+            for (d, s) in &near {
+                *scores.entry(self.docs[*d as usize].1).or_default() +=
+                    VIEW_NEIGHBOURS * s / vote_total;
+            }
+        }
+        // centroids: cosine with each folder's sum, without the left-out document
+        let mut cos: Vec<(usize, f32)> = Vec::new();
+        for (fid, (sum, norm)) in self.sums.iter().enumerate() {
+            if !allowed(&self.folders[fid]) {
+                continue;
+            }
+            let mut d: f32 = q
+                .iter()
+                .map(|(f, w)| w * sum.get(f).copied().unwrap_or(0.0))
+                .sum();
+            let mut n2 = *norm;
+            if let Some(doc) = excluded_doc
+                && self.docs[doc].1 == fid
+            {
+                let v = &self.docs[doc].2;
+                let sv: f32 = v
+                    .iter()
+                    .map(|(f, w)| w * sum.get(f).copied().unwrap_or(0.0))
+                    .sum();
+                d -= dot(q, v);
+                n2 = n2 - 2.0 * sv + 1.0;
+            }
+            if n2 > 1e-6 && d > 0.0 {
+                cos.push((fid, d / n2.sqrt()));
+            }
+        }
+        let cos_total: f32 = {
+            let mut top: Vec<f32> = cos.iter().map(|(_, c)| *c).collect();
+            top.sort_unstable_by(|a, b| b.total_cmp(a));
+            top.iter().take(3).sum()
+        };
+        if cos_total > 0.0 {
+            for (fid, c) in &cos {
+                *scores.entry(*fid).or_default() += VIEW_CENTROID * c / cos_total;
+            }
+        }
+        // words naming the folder: a small bonus to folders already in the running
+        for (fid, score) in scores.iter_mut() {
+            let words = &self.folder_words[*fid];
+            if !words.is_empty() {
+                let named = words
+                    .iter()
+                    .filter(|w| q.binary_search_by_key(*w, |(f, _)| *f).is_ok())
+                    .count();
+                *score += FOLDER_NAME_BONUS * named as f32 / words.len() as f32;
+            }
+        }
+        let mut ranked: Vec<(usize, f32)> = scores.into_iter().collect();
+        ranked.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let margin = match ranked.as_slice() {
+            [] => 0.0,
+            [one] => one.1,
+            [a, b, ..] => a.1 - b.1,
+        };
+        let ranked = ranked
+            .into_iter()
+            .take(3)
+            .map(|(fid, score)| FolderScore {
+                folder: self.folders[fid].clone(),
+                score,
+                evidence: names.map(|n| self.evidence(q, fid, n)).unwrap_or_default(),
+            })
+            .collect();
+        Guess { ranked, margin }
+    }
+
+    /// The query's features that weigh most in a folder's centroid, readable.
+    fn evidence(
+        &self,
+        q: &[(u32, f32)],
+        fid: usize,
+        names: &FxHashMap<Feature, String>,
+    ) -> Vec<String> {
+        let sum = &self.sums[fid].0;
+        let mut shared: Vec<(f32, u32)> = q
+            .iter()
+            .filter_map(|(f, w)| sum.get(f).map(|s| (w * s, *f)))
+            .collect();
+        shared.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+        shared
+            .into_iter()
+            .filter_map(|(_, f)| names.get(&self.features[f as usize]))
+            .take(3)
+            .map(|name| readable(name))
+            .collect()
+    }
+
+    /// Leave-one-out over up to `sample` filed notes (chosen by `seed`): the smallest margin at
+    /// which the guesses reach `target` precision, and what that costs in coverage.
+    pub fn calibrate(&self, target: f64, sample: usize, seed: u64) -> Calibration {
+        let mut order: Vec<usize> = (0..self.docs.len()).collect();
+        shuffle(&mut order, seed);
+        order.truncate(sample);
+        let all = |_: &str| true;
+        let mut results: Vec<(f32, usize, bool)> = order
+            .iter()
+            .map(|&d| {
+                let (idx, fid, v) = &self.docs[d];
+                let g = self.guess_vector(v, Some(*idx), &all, None);
+                let right = g.best().is_some_and(|b| b.folder == self.folders[*fid]);
+                (g.margin, *fid, right)
+            })
+            .collect();
+        results.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let mut margin = f32::INFINITY;
+        let (mut right, mut taken) = (0usize, 0usize);
+        let mut best_cover = 0usize;
+        for (i, (m, _, ok)) in results.iter().enumerate() {
+            taken += 1;
+            right += usize::from(*ok);
+            let last_of_margin = results.get(i + 1).is_none_or(|n| n.0 < *m);
+            // at least 10 guesses before a precision is trusted
+            if last_of_margin && taken >= 10 && right as f64 >= target * taken as f64 {
+                margin = *m;
+                best_cover = taken;
+            }
+        }
+        let curve: Vec<(f64, f64)> = (1..=10)
+            .filter_map(|tenth| {
+                let take = (results.len() * tenth).div_ceil(10);
+                let head = results.get(..take).filter(|h| !h.is_empty())?;
+                let ok = head.iter().filter(|r| r.2).count();
+                Some((tenth as f64 / 10.0, ok as f64 / head.len() as f64))
+            })
+            .collect();
+        let filed: Vec<&(f32, usize, bool)> =
+            results.iter().filter(|(m, _, _)| *m >= margin).collect();
+        let precision = if filed.is_empty() {
+            0.0
+        } else {
+            filed.iter().filter(|r| r.2).count() as f64 / filed.len() as f64
+        };
+        let mut per: FxHashMap<usize, (usize, usize, usize)> = FxHashMap::default();
+        for (m, fid, ok) in &results {
+            let e = per.entry(*fid).or_default();
+            e.0 += 1;
+            if *m >= margin {
+                e.1 += 1;
+                e.2 += usize::from(*ok);
+            }
+        }
+        let mut per_folder: Vec<(String, usize, usize, usize)> = per
+            .into_iter()
+            .map(|(f, (s, fl, r))| (self.folders[f].clone(), s, fl, r))
+            .collect();
+        per_folder.sort();
+        Calibration {
+            margin,
+            target,
+            sampled: results.len(),
+            coverage: if results.is_empty() {
+                0.0
+            } else {
+                best_cover as f64 / results.len() as f64
+            },
+            precision,
+            per_folder,
+            curve,
+        }
+    }
+}
+
+/// A feature as a person reads it.
+fn readable(feature: &str) -> String {
+    let (kind, rest) = feature.split_once(':').unwrap_or(("", feature));
+    match kind {
+        "w" => format!("word '{rest}'"),
+        "k" => format!("key {rest}"),
+        "v" => rest.replacen('=', ": ", 1),
+        "g" => format!("tag #{rest}"),
+        "h" => format!("heading '{rest}'"),
+        "l" => format!("line '{}'", rest.chars().take(40).collect::<String>()),
+        "f" => format!("links with notes in {rest}/"),
+        "s" => format!("{rest} name"),
+        _ => feature.to_string(),
+    }
+}
+
+/// A deterministic shuffle (xorshift), so a calibration can be repeated.
+pub fn shuffle<T>(items: &mut [T], seed: u64) {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    for i in (1..items.len()).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let j = (x % (i as u64 + 1)) as usize;
+        items.swap(i, j);
+    }
+}
+
+/// The folders the model may file into, from a set of excluded prefixes (inbox, templates,
+/// crew's own, …): every folder holding notes that is not excluded, and not the root.
+pub fn candidate(folder: &str, excluded: &FxHashSet<String>) -> bool {
+    !folder.is_empty()
+        && !excluded
+            .iter()
+            .any(|e| folder == e || folder.starts_with(&format!("{e}/")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feats(words: &str) -> Vec<(Feature, f32)> {
+        tokens(words).map(|w| (feature('w', &[w]), 1.0)).collect()
+    }
+
+    fn model() -> Model {
+        let mut ex = Vec::new();
+        for i in 0..12 {
+            ex.push((
+                i,
+                "Cooking".to_string(),
+                feats(&format!("recipe flour oven bake dish{i}")),
+            ));
+            ex.push((
+                100 + i,
+                "Code".to_string(),
+                feats(&format!("rust compiler borrow function crate{i}")),
+            ));
+        }
+        Model::train(ex)
+    }
+
+    #[test]
+    fn nearest_folder_wins_with_a_margin() {
+        let m = model();
+        let g = m.guess(&feats("a new bake with flour"), None, &|_| true, None);
+        assert_eq!(g.best().map(|b| b.folder.as_str()), Some("Cooking"));
+        assert!(g.margin > 0.5, "{}", g.margin);
+        let none = m.guess(&feats("zebra"), None, &|_| true, None);
+        assert!(none.ranked.is_empty());
+    }
+
+    #[test]
+    fn allowed_limits_the_folders() {
+        let m = model();
+        let g = m.guess(&feats("bake flour rust"), None, &|f| f == "Code", None);
+        assert!(g.ranked.iter().all(|s| s.folder == "Code"));
+    }
+
+    #[test]
+    fn leave_one_out_calibration_reaches_its_target() {
+        let m = model();
+        let c = m.calibrate(0.95, 100, 7);
+        assert_eq!(c.sampled, 24);
+        assert!(c.precision >= 0.95 && c.coverage > 0.9, "{c:?}");
+    }
+
+    #[test]
+    fn shuffle_is_deterministic() {
+        let mut a: Vec<u32> = (0..50).collect();
+        let mut b = a.clone();
+        shuffle(&mut a, 3);
+        shuffle(&mut b, 3);
+        assert_eq!(a, b);
+        assert_ne!(a, (0..50).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn name_shapes_are_read() {
+        assert_eq!(name_shapes("2024-01-02 standup"), vec!["dated"]);
+        assert!(name_shapes("Network_Programming_Sockets").contains(&"snake"));
+    }
+}

@@ -1,0 +1,150 @@
+//! Filing learned from the vault: notes with no `project:`/`area:`/`type:` go where notes like
+//! them already live, only when the vault's own leave-one-out says that is safe; otherwise they
+//! stay with the two best candidates named. `crew triage --calibrate` and `--evaluate`.
+
+mod common;
+
+use common::{crew, json_of, snapshot, vault};
+
+/// A vault kept by topic, with a template per folder, and crew adopted into it.
+fn topical_vault(extra: &[(&str, &str)]) -> assert_fs::TempDir {
+    let mut files: Vec<(String, String)> = Vec::new();
+    let topics = [
+        (
+            "Kitchen/Recipes",
+            "## Ingredients\n## Method\nServes four.",
+            ["flour", "butter", "oven", "simmer", "garlic", "basil"],
+        ),
+        (
+            "Garden/Plants",
+            "## Planting\n## Watering\nSunlight: full.",
+            ["soil", "seedling", "prune", "compost", "bloom", "mulch"],
+        ),
+        (
+            "Code/Rust",
+            "## Example\n## Pitfalls\nEdition: 2024.",
+            [
+                "borrow", "trait", "cargo", "lifetime", "closure", "iterator",
+            ],
+        ),
+    ];
+    for (folder, stock, words) in topics {
+        for i in 0..12 {
+            let a = words[i % words.len()];
+            let b = words[(i + 2) % words.len()];
+            let c = words[(i + 4) % words.len()];
+            files.push((
+                format!("{folder}/Note {i} {a}.md"),
+                format!("{stock}\nToday about {a} and {b}, then {c} again ({i}).\n"),
+            ));
+        }
+    }
+    files.push(("00-Inbox/.keep.md".into(), String::new()));
+    for (p, t) in extra {
+        files.push((p.to_string(), t.to_string()));
+    }
+    files.push((".crew/config.yaml".into(), "adopted: true\n".into()));
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    vault(&refs)
+}
+
+#[test]
+fn a_note_with_no_explicit_evidence_goes_where_notes_like_it_live() {
+    let v = topical_vault(&[
+        (
+            "00-Inbox/Sunday stew.md",
+            "## Ingredients\n## Method\nServes four.\nGarlic and butter, simmer slowly, then into the oven.\n",
+        ),
+        (
+            "00-Inbox/Shopping list.md",
+            "batteries, a new umbrella, stamps\n",
+        ),
+    ]);
+    let j = json_of(crew(v.path()).args(["ask", "--json", "file my notes"]));
+    let text = j["chain"][0]["output"].as_str().unwrap_or_default();
+    assert!(
+        v.path().join("Kitchen/Recipes/Sunday stew.md").exists(),
+        "{text}"
+    );
+    assert!(text.contains("like the notes there"), "{text}");
+    // nothing in the vault is like it: it stays, and the reason says why
+    assert!(
+        v.path().join("00-Inbox/Shopping list.md").exists(),
+        "{text}"
+    );
+    assert!(
+        text.contains("Shopping list") && text.contains("no filed note is like it")
+            || text.contains("not sure enough to file"),
+        "{text}"
+    );
+}
+
+#[test]
+fn calibrate_reports_precision_and_coverage_per_folder() {
+    let v = topical_vault(&[]);
+    let j = json_of(crew(v.path()).args(["triage", "--calibrate", "--json"]));
+    let c = &j["calibration"];
+    assert_eq!(c["sampled"], 36);
+    assert!(c["precision"].as_f64().is_some_and(|p| p >= 0.95), "{c}");
+    assert!(c["coverage"].as_f64().is_some_and(|p| p > 0.5), "{c}");
+    assert_eq!(c["per_folder"].as_array().map(Vec::len), Some(3));
+    let out = crew(v.path())
+        .args(["triage", "--calibrate"])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("estimated precision"), "{text}");
+}
+
+#[test]
+fn evaluate_measures_on_a_scratch_copy_and_leaves_the_vault_alone() {
+    let v = topical_vault(&[]);
+    let before = snapshot(v.path());
+    let j = json_of(crew(v.path()).args(["triage", "--evaluate", "9", "--seed", "3", "--json"]));
+    assert_eq!(j["moved"], 9);
+    assert_eq!(j["lost"], 0);
+    let filed = j["filed"].as_u64().unwrap_or(0);
+    let right = j["right"].as_u64().unwrap_or(0);
+    assert!(filed >= 6 && right == filed, "{j}");
+    assert_eq!(snapshot(v.path()), before, "the vault itself is only read");
+}
+
+/// The real vaults: every note moved is found again, and the deep topic hierarchy files most
+/// of its notes into their own folders.
+#[test]
+fn evaluate_on_the_real_vaults_loses_nothing() {
+    let Some(shared) = common::shared() else {
+        common::skipped("../shared is absent: filing was not evaluated on real vaults");
+        return;
+    };
+    for name in [
+        "obsidian-help-en",
+        "anishparab-obsidian-notes",
+        "trshpuppy-obsidian-notes",
+    ] {
+        let src = shared.join("corpora/vaults").join(name);
+        if !src.is_dir() {
+            common::skipped(&format!("{name} is absent"));
+            continue;
+        }
+        let j = json_of(common::crew_bare().arg("--vault").arg(&src).args([
+            "triage",
+            "--evaluate",
+            "40",
+            "--json",
+        ]));
+        assert_eq!(j["lost"], 0, "{name}: {j}");
+        if name == "anishparab-obsidian-notes" {
+            let (moved, filed, right) = (
+                j["moved"].as_f64().unwrap_or(0.0),
+                j["filed"].as_f64().unwrap_or(0.0),
+                j["right"].as_f64().unwrap_or(0.0),
+            );
+            assert!(filed / moved >= 0.8, "{name}: coverage {filed}/{moved}");
+            assert!(right / filed >= 0.9, "{name}: precision {right}/{filed}");
+        }
+    }
+}
