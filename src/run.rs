@@ -277,7 +277,6 @@ pub fn ask(
     opts: &Options,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Report, RunError> {
-    let vault = Vault::open(vault_path)?;
     let route = match &opts.agent {
         Some(name) => {
             let (kind, n) = crew
@@ -316,6 +315,9 @@ pub fn ask(
             opts.lock_wait.unwrap_or_else(default_lock_wait),
         )?)
     };
+    // Read only now that the lock is ours: a command that waited for another writer must plan
+    // from the vault that writer left, not from a picture taken before it finished.
+    let vault = Vault::open(vault_path)?;
     if !opts.dry_run {
         // the lock is ours: no crew writer is mid-write, so these were left by a killed run
         for t in &vault.stale_temps {
