@@ -58,6 +58,8 @@ pub struct Report {
     pub dry_run: bool,
     /// Some agent reported something that needs the user (exit code 1).
     pub attention: bool,
+    /// Notes skipped because they could not be read (exit code 1).
+    pub unreadable: usize,
 }
 
 struct CrewExecutor<'a> {
@@ -318,6 +320,25 @@ pub fn ask(
     // Read only now that the lock is ours: a command that waited for another writer must plan
     // from the vault that writer left, not from a picture taken before it finished.
     let vault = Vault::open(vault_path)?;
+    // unreadable notes were skipped, not fatal; the user hears of them and the exit code is 1
+    let unreadable = vault.unreadable.len();
+    if unreadable > 0 {
+        let shown: Vec<&str> = vault
+            .unreadable
+            .iter()
+            .take(5)
+            .map(|(p, _)| p.as_str())
+            .collect();
+        progress(&format!(
+            "! skipped {unreadable} note(s) crew cannot read: {}{}",
+            shown.join(", "),
+            if unreadable > shown.len() {
+                ", …"
+            } else {
+                ""
+            }
+        ));
+    }
     if !opts.dry_run {
         // the lock is ours: no crew writer is mid-write, so these were left by a killed run
         for t in &vault.stale_temps {
@@ -369,7 +390,7 @@ pub fn ask(
         depth,
         &mut exec,
     );
-    let attention = exec.attention || report.failed();
+    let attention = exec.attention || report.failed() || unreadable > 0;
     for d in &report.deferred {
         log.record("deferred", serde_json::to_value(d).unwrap_or_default());
     }
@@ -379,5 +400,6 @@ pub fn ask(
         run_id,
         dry_run: opts.dry_run,
         attention,
+        unreadable,
     })
 }

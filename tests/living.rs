@@ -558,3 +558,167 @@ fn a_frontmatter_of_100000_keys_is_read_and_edited_in_linear_time() {
     );
     assert!(start.elapsed() < std::time::Duration::from_secs(10));
 }
+
+/// A writer pauses far longer than the settle time, holding its one handle open, then goes on
+/// writing: `crew watch` does not file the note until the writer closes it, so nothing is lost.
+#[cfg(target_os = "linux")]
+#[test]
+fn watch_does_not_file_a_note_a_slow_writer_still_holds_open() {
+    use std::io::Write as _;
+    let v = common::vault(&[
+        ("00-Inbox/.keep", ""),
+        ("01-Projects/Alpha/_index.md", "---\ntype: project\n---\n"),
+    ]);
+    let note = v.path().join("00-Inbox/Slow.md");
+    let mut writer = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&note)
+        .expect("open");
+    writer
+        .write_all(b"---\ntype: note\nproject: \"[[Alpha]]\"\n---\nfirst half\n")
+        .expect("write");
+    writer.flush().expect("flush");
+    let mut watch = std::process::Command::new(assert_cmd::cargo::cargo_bin("crew"))
+        .env_remove("CREW_VAULT")
+        .env_remove("CREW_DIR")
+        .arg("--vault")
+        .arg(v.path())
+        .args(["watch", "--once", "--poll", "--settle", "0.2"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("watch");
+    // the pause of a slow writer: many settle intervals, the handle open all along
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(note.is_file(), "filed while a writer still held it open");
+    assert!(
+        watch.try_wait().expect("poll").is_none(),
+        "watch --once waits for the held note"
+    );
+    writer.write_all(b"second half\n").expect("write");
+    drop(writer);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let status = loop {
+        if let Some(s) = watch.try_wait().expect("poll") {
+            break s;
+        }
+        assert!(std::time::Instant::now() < deadline, "watch did not finish");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(status.success());
+    let filed = read(v.path(), "01-Projects/Alpha/Slow.md");
+    assert!(filed.ends_with("first half\nsecond half\n"), "{filed}");
+    assert!(!note.exists());
+}
+
+/// `crew undo` puts back the modification times of the notes it restores.
+#[test]
+fn undo_restores_modification_times() {
+    let v = common::vault(&[
+        ("01-Projects/Alpha/_index.md", "---\ntype: project\n---\n"),
+        (
+            "00-Inbox/Plan.md",
+            "---\ntype: note\nproject: \"[[Alpha]]\"\n---\nplan\n",
+        ),
+        ("Links.md", "see [[00-Inbox/Plan]]\n"),
+    ]);
+    let old = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_600_000_000);
+    for rel in ["00-Inbox/Plan.md", "Links.md"] {
+        std::fs::File::options()
+            .write(true)
+            .open(v.path().join(rel))
+            .and_then(|f| f.set_modified(old))
+            .expect("set time");
+    }
+    let before = common::snapshot(v.path());
+    common::crew(v.path())
+        .args(["ask", "file my notes"])
+        .assert()
+        .success();
+    assert!(v.path().join("01-Projects/Alpha/Plan.md").is_file());
+    assert_ne!(read(v.path(), "Links.md"), "see [[00-Inbox/Plan]]\n");
+    // a temporary file a killed undo would leave
+    std::fs::write(v.path().join("01-Projects/.crew-tmp-AbC.part"), "half").expect("temp");
+    common::crew(v.path()).arg("undo").assert().success();
+    let after: std::collections::BTreeMap<_, _> = common::snapshot(v.path())
+        .into_iter()
+        .filter(|(k, _)| !k.starts_with(".crew/"))
+        .collect();
+    let before: std::collections::BTreeMap<_, _> = before
+        .into_iter()
+        .filter(|(k, _)| !k.starts_with(".crew/"))
+        .collect();
+    assert_eq!(
+        before, after,
+        "byte-identical, and the temporary file is gone"
+    );
+    for rel in ["00-Inbox/Plan.md", "Links.md"] {
+        let t = std::fs::metadata(v.path().join(rel))
+            .and_then(|m| m.modified())
+            .expect("time");
+        assert_eq!(t, old, "{rel}: time restored");
+    }
+}
+
+/// One unreadable note is skipped with a warning and counted (exit 1); it does not stop the
+/// run. Root reads anything, so the run is made as user `nobody` when the test runs as root.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_unreadable_note_is_skipped_with_a_warning_not_fatal() {
+    use std::os::unix::fs::PermissionsExt;
+    let v = common::vault(&[
+        ("01-Projects/Alpha/_index.md", "---\ntype: project\n---\n"),
+        (
+            "00-Inbox/Plan.md",
+            "---\ntype: note\nproject: \"[[Alpha]]\"\n---\nplan\n",
+        ),
+        ("Secret.md", "nobody may read this"),
+    ]);
+    std::fs::set_permissions(
+        v.path().join("Secret.md"),
+        std::fs::Permissions::from_mode(0o000),
+    )
+    .expect("chmod");
+    // SAFETY: geteuid has no preconditions
+    let root = unsafe { libc::geteuid() } == 0;
+    let mut cmd = if root {
+        if !Path::new("/usr/bin/setpriv").exists() {
+            common::skipped("running as root without setpriv: permissions do not stop reads");
+            return;
+        }
+        // everything but Secret.md must be usable by `nobody`
+        for e in walkdir::WalkDir::new(v.path()).into_iter().flatten() {
+            let mode = if e.file_type().is_dir() { 0o777 } else { 0o666 };
+            if e.file_name() != "Secret.md" {
+                std::fs::set_permissions(e.path(), std::fs::Permissions::from_mode(mode))
+                    .expect("chmod");
+            }
+        }
+        let mut c = std::process::Command::new("/usr/bin/setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(assert_cmd::cargo::cargo_bin("crew"));
+        c
+    } else {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("crew"))
+    };
+    let out = cmd
+        .env_remove("CREW_VAULT")
+        .env_remove("CREW_DIR")
+        .arg("--vault")
+        .arg(v.path())
+        .args(["ask", "file my notes"])
+        .output()
+        .expect("run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        format!("{stdout}{stderr}").contains("Secret.md"),
+        "the skipped note is named: {stdout}\n{stderr}"
+    );
+    assert!(
+        v.path().join("01-Projects/Alpha/Plan.md").is_file(),
+        "the rest of the vault was triaged: {stdout}\n{stderr}"
+    );
+}

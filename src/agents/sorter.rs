@@ -689,10 +689,12 @@ fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateError> {
                 // the move failed: the `status: filed` mark goes too, so the note says `inbox`
                 // while it is in the inbox
                 let undone = ctx.gate.rollback_to(mark);
-                left.push((
-                    title,
-                    format!("crew could not file it: {e} (its status mark: {undone})"),
-                ));
+                let why = if undone == "nothing was changed" {
+                    format!("crew could not file it: {e}")
+                } else {
+                    format!("crew could not file it: {e}; its status mark: {undone}")
+                };
+                left.push((title, why));
                 continue;
             }
         };

@@ -145,6 +145,20 @@ fn read_regular(full: &Path, cap: u64) -> Result<(Vec<u8>, Seen), ReadFail> {
     Ok((bytes, seen))
 }
 
+/// A regular file's bytes, read without following a final symlink and without blocking on a
+/// FIFO (for readers outside the gate, such as undo, that must not hang holding the lock).
+pub fn read_regular_file(full: &Path) -> std::io::Result<Vec<u8>> {
+    read_regular(full, GATE_READ_CAP)
+        .map(|(bytes, _)| bytes)
+        .map_err(|e| match e {
+            ReadFail::Missing => std::io::Error::from(std::io::ErrorKind::NotFound),
+            ReadFail::Refused(reason) => {
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, reason)
+            }
+            ReadFail::Io(e) => e,
+        })
+}
+
 /// Whether a file's permission bits forbid writing (`chmod 444`): crew leaves such notes alone,
 /// even when it runs as a user the permissions do not stop.
 fn is_read_only(full: &Path) -> bool {
@@ -668,7 +682,7 @@ impl Gate {
         original: &[u8],
         seen: &Seen,
         updated: &[u8],
-        why: &str,
+        why: Option<&str>,
     ) -> Result<(), GateError> {
         self.refuse_read_only(path)?;
         // checked before the journal line: a change refused here leaves no entry that undo
@@ -677,12 +691,17 @@ impl Gate {
         self.journal.record(
             Operation {
                 seq: 0,
-                op: OpKind::Edit,
+                // a whole-file write has no reason of its own; an edit says why
+                op: if why.is_some() {
+                    OpKind::Edit
+                } else {
+                    OpKind::Write
+                },
                 path: path.to_string(),
                 to: None,
                 backup: None,
                 after_hash: Some(fingerprint(updated)),
-                note: Some(why.to_string()),
+                note: why.map(str::to_string),
                 mtime_ns: i64::try_from(seen.mtime_ns).ok().filter(|t| *t > 0),
             },
             Some(original),
@@ -893,7 +912,7 @@ impl Gate {
             Some((old, _)) if old == bytes => Ok(()),
             Some((old, seen)) => {
                 self.fire(HookPoint::EditPlanned, &path);
-                self.replace_checked(&path, &old, &seen, bytes, "write")
+                self.replace_checked(&path, &old, &seen, bytes, None)
             }
             None => {
                 check_new_name(&path)?;
@@ -943,7 +962,7 @@ impl Gate {
             return Ok(false);
         }
         self.fire(HookPoint::EditPlanned, &path);
-        self.replace_checked(&path, &original, &seen, updated.as_bytes(), why)?;
+        self.replace_checked(&path, &original, &seen, updated.as_bytes(), Some(why))?;
         Ok(true)
     }
 
@@ -1239,7 +1258,7 @@ impl Gate {
                     settled = true;
                     break;
                 }
-                match self.replace_checked(&p.at, &bytes, &seen, updated.as_bytes(), &why) {
+                match self.replace_checked(&p.at, &bytes, &seen, updated.as_bytes(), Some(&why)) {
                     Ok(()) => {
                         rewritten.push((p.note_path.clone(), count));
                         settled = true;
