@@ -722,3 +722,88 @@ fn an_unreadable_note_is_skipped_with_a_warning_not_fatal() {
         "the rest of the vault was triaged: {stdout}\n{stderr}"
     );
 }
+
+/// A caller that planned byte offsets on the vault as loaded (as link fixes do) never has
+/// them applied to a note that changed since: the edit is refused, and the next try sees the
+/// note as it is now.
+#[test]
+fn an_offset_plan_on_a_note_changed_since_load_is_refused_then_replanned() {
+    let v = common::vault(&[("Fix.md", "ä [[brokn]] end\n")]);
+    let mut g = gate_on(v.path());
+    let note = g.vault().note("Fix.md").expect("note").clone();
+    let span = note.wikilinks[0].span.clone();
+    std::fs::write(v.path().join("Fix.md"), "ÜSER ✓ ä [[brokn]] end\n").expect("user edit");
+    let reps = vec![crew::vault::edit::Replacement {
+        range: span,
+        with: "[[broken]]".into(),
+    }];
+    let r = g.edit("Fix.md", "fix", |t| {
+        crew::vault::edit::apply_replacements(t, reps)
+    });
+    assert!(matches!(r, Err(GateError::Changed { .. })), "{r:?}");
+    assert_eq!(read(v.path(), "Fix.md"), "ÜSER ✓ ä [[brokn]] end\n");
+    // planned again from the refreshed picture, the fix lands where the link is now
+    let span = g.vault().note("Fix.md").expect("note").wikilinks[0]
+        .span
+        .clone();
+    g.edit("Fix.md", "fix", |t| {
+        crew::vault::edit::apply_replacements(
+            t,
+            vec![crew::vault::edit::Replacement {
+                range: span,
+                with: "[[broken]]".into(),
+            }],
+        )
+    })
+    .expect("edit");
+    assert_eq!(read(v.path(), "Fix.md"), "ÜSER ✓ ä [[broken]] end\n");
+}
+
+/// A writing command that waited for the lock reads the vault once it holds it: it files
+/// from the picture the other writer left, and both writers' link changes survive.
+#[test]
+fn a_command_that_waited_for_the_lock_works_on_what_the_other_writer_left() {
+    let v = common::vault(&[
+        ("01-Projects/P/_index.md", ""),
+        ("00-Inbox/Y.md", "---\nproject: \"[[P]]\"\n---\ny\n"),
+        ("Notes/X.md", "x\n"),
+        ("Linker.md", "First [[Notes/X]] [[00-Inbox/Y]] end.\n"),
+    ]);
+    let dir = v.path().to_path_buf();
+    let lock = crew::state::lock::VaultLock::acquire(
+        &dir.join(".crew"),
+        "test",
+        std::time::Duration::ZERO,
+    )
+    .expect("lock");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("crew"))
+        .env_remove("CREW_VAULT")
+        .env_remove("CREW_DIR")
+        .env("CREW_LOCK_WAIT_SECS", "60")
+        .arg("--vault")
+        .arg(&dir)
+        .args(["ask", "file my notes"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("second crew");
+    // not needed for the outcome, only so the waiting command has started before the other
+    // writer changes the vault (the old order read the vault before waiting)
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let mut g = gate_on(&dir);
+    g.move_file("Notes/X.md", "Other/X renamed.md")
+        .expect("move");
+    assert_eq!(
+        read(&dir, "Linker.md"),
+        "First [[X renamed]] [[00-Inbox/Y]] end.\n"
+    );
+    drop(lock);
+    let out = child.wait_with_output().expect("wait");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir.join("01-Projects/P/Y.md").is_file());
+    assert_eq!(read(&dir, "Linker.md"), "First [[X renamed]] [[Y]] end.\n");
+}

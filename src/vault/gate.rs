@@ -957,13 +957,30 @@ impl Gate {
                     .into(),
             });
         };
+        // What crew read is the vault it loaded: a note that changed since then is not edited
+        // from a plan made on the old text (a caller may hold offsets into it). The vault's
+        // picture is refreshed, so asking again works on what the note holds now.
+        if self.refresh_if_changed(&path, &original) {
+            return Err(GateError::Changed {
+                path,
+                detail: "it differs from the text crew read when it started".into(),
+            });
+        }
         let updated = change(text);
         if updated.as_bytes() == original.as_slice() {
             return Ok(false);
         }
         self.fire(HookPoint::EditPlanned, &path);
-        self.replace_checked(&path, &original, &seen, updated.as_bytes(), Some(why))?;
-        Ok(true)
+        match self.replace_checked(&path, &original, &seen, updated.as_bytes(), Some(why)) {
+            Err(e @ GateError::Changed { .. }) => {
+                // re-read, so a second attempt plans from the current text
+                if let Ok((now, _)) = self.read_for_change(&path) {
+                    self.refresh_if_changed(&path, &now);
+                }
+                Err(e)
+            }
+            other => other.map(|()| true),
+        }
     }
 
     /// Appends text to a file, creating it when absent.
@@ -1144,15 +1161,17 @@ impl Gate {
         }
     }
 
-    /// Re-parses a note from the bytes just read when its links differ from the vault's
-    /// picture (someone changed it since the vault was read). Returns whether it did.
+    /// Re-parses a note from the bytes just read when they are not what the vault's picture
+    /// was parsed from (someone changed the note since): a different size, or different link
+    /// spans. Returns whether it did.
     fn refresh_if_changed(&mut self, path: &str, bytes: &[u8]) -> bool {
         let Some(i) = self.vault.note_index(path) else {
             return false;
         };
         let old = &self.vault.notes[i];
         let fresh = Note::parse(old.path.clone(), bytes);
-        if old.wikilinks == fresh.wikilinks
+        if old.size == fresh.size
+            && old.wikilinks == fresh.wikilinks
             && old.frontmatter_links == fresh.frontmatter_links
             && old.markdown_links == fresh.markdown_links
         {
