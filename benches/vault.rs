@@ -407,7 +407,7 @@ fn bench_huge_frontmatter() {
     let keys = 100_000;
     let mut text = String::from("---\n");
     for i in 0..keys {
-        text.push_str(&format!("key{i:06}: v{i}\n"));
+        text.push_str(&format!("k{i:06}: v{i}\n"));
     }
     text.push_str("project: \"[[P]]\"\n---\nbody\n");
     let parse = median(

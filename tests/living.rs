@@ -530,7 +530,7 @@ fn a_model_read_of_a_huge_note_is_capped() {
 fn a_frontmatter_of_100000_keys_is_read_and_edited_in_linear_time() {
     let mut text = String::from("---\n");
     for i in 0..100_000 {
-        text.push_str(&format!("key{i:06}: v{i}\n"));
+        text.push_str(&format!("k{i:06}: v{i}\n"));
     }
     text.push_str("status: inbox\n---\nbody\n");
     assert!(text.len() > 1_400_000);

@@ -10,6 +10,13 @@
 //!   that would otherwise break or change meaning.
 //! - Every operation is journaled before it happens, with what is needed to reverse it.
 //! - Nothing is deleted.
+//! - Every write is a compare-and-swap against what crew read: the file is checked (size,
+//!   modification time, hash) right before it is replaced, and a note that changed since the
+//!   vault was loaded is re-planned (moves) or refused (edits), never edited at stale offsets.
+//! - A move is two-phase: every check passes before the first byte changes, and when a later
+//!   step fails the steps already taken are rolled back.
+//! - Reads obey the jail too: no symlink on the way, only regular files (opened non-blocking,
+//!   checked with `fstat`), a size cap; read-only notes are never replaced.
 //!
 //! The gate owns the in-memory [`Vault`], so every reader sees the vault as the gate has
 //! changed it, and a `--dry-run` plans exactly what a real run would do without touching disk.
