@@ -403,6 +403,9 @@ pub fn watch(
     let mut pending_since: Option<Instant> = None;
     let mut summary = WatchSummary::default();
     let mut late: Vec<LateWrite> = Vec::new();
+    // inbox names filed in this session, and where to: a note of the same name showing up
+    // again is most likely a writer that reopened the old name and went on writing
+    let mut filed_names: HashMap<String, String> = HashMap::new();
     loop {
         for line in settle_late_writes(vault, &inbox, &mut late) {
             report(&format!(
@@ -429,6 +432,14 @@ pub fn watch(
             continue;
         }
         let first_pending = *pending_since.get_or_insert_with(Instant::now);
+        for k in &pending {
+            if let Some(to) = filed_names.remove(*k) {
+                report(&format!(
+                    "{} {inbox_rel}/{k} appeared again after it was filed as {to}; if it continues that note, merge the two (crew files it on its own, next to it)",
+                    chrono::Local::now().format("%H:%M:%S")
+                ));
+            }
+        }
         // a note open for writing is never settled, however long its writer pauses
         let writing: Vec<String> = writers(&inbox)
             .into_iter()
@@ -473,6 +484,17 @@ pub fn watch(
                 });
                 summary.filed += filed;
                 late.extend(late_writes(vault, &inbox, &inbox_rel, &r));
+                for op in r.chain.steps.iter().flat_map(|s| &s.operations) {
+                    if op.op == crate::vault::gate::OpKind::Move
+                        && let Some(name) = op
+                            .path
+                            .strip_prefix(&inbox_rel)
+                            .and_then(|r| r.strip_prefix('/'))
+                        && let Some(to) = &op.to
+                    {
+                        filed_names.insert(name.to_string(), to.clone());
+                    }
+                }
                 let left = scan(&inbox).len();
                 let chain = r.chain.chain().join(" → ");
                 report(&format!(

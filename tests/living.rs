@@ -807,3 +807,58 @@ fn a_command_that_waited_for_the_lock_works_on_what_the_other_writer_left() {
     assert!(dir.join("01-Projects/P/Y.md").is_file());
     assert_eq!(read(&dir, "Linker.md"), "First [[X renamed]] [[Y]] end.\n");
 }
+
+/// A writer that closed the note, let it be filed, then reopened the old name and went on
+/// writing: nothing is lost (the rest is a note of its own, filed next to the first part) and
+/// watch says what happened, so the user can merge the two.
+#[cfg(target_os = "linux")]
+#[test]
+fn watch_reports_a_note_reopened_under_its_old_name_after_filing() {
+    use std::io::{Read as _, Write as _};
+    let v = common::vault(&[
+        ("00-Inbox/.keep", ""),
+        ("01-Projects/Alpha/_index.md", "---\ntype: project\n---\n"),
+    ]);
+    let head = "---\ntype: note\nproject: \"[[Alpha]]\"\n---\n";
+    std::fs::write(v.path().join("00-Inbox/Split.md"), format!("{head}first\n")).expect("w");
+    let mut watch = std::process::Command::new(assert_cmd::cargo::cargo_bin("crew"))
+        .env_remove("CREW_VAULT")
+        .env_remove("CREW_DIR")
+        .arg("--vault")
+        .arg(v.path())
+        .args(["watch", "--poll", "--settle", "0.2"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("watch");
+    let wait_for = |what: &str, cond: &dyn Fn() -> bool| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !cond() {
+            assert!(std::time::Instant::now() < deadline, "timed out: {what}");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    };
+    let filed = v.path().join("01-Projects/Alpha/Split.md");
+    wait_for("the first part filed", &|| filed.is_file());
+    let mut again = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(v.path().join("00-Inbox/Split.md"))
+        .expect("reopen");
+    again
+        .write_all(format!("{head}second\n").as_bytes())
+        .expect("w");
+    drop(again);
+    let second = v.path().join("01-Projects/Alpha/Split 2.md");
+    wait_for("the second part filed", &|| second.is_file());
+    // SAFETY: kill with a valid pid and signal
+    unsafe { libc::kill(watch.id() as i32, libc::SIGTERM) };
+    let mut out = String::new();
+    if let Some(mut s) = watch.stdout.take() {
+        let _ = s.read_to_string(&mut out);
+    }
+    let _ = watch.wait();
+    assert!(read(v.path(), "01-Projects/Alpha/Split.md").contains("first\n"));
+    assert!(read(v.path(), "01-Projects/Alpha/Split 2.md").contains("second\n"));
+    assert!(out.contains("appeared again after it was filed"), "{out}");
+}

@@ -782,7 +782,13 @@ impl Gate {
     /// Whether the gate would accept a change at `path` (jail, policy, symlinks), without
     /// changing anything.
     pub fn check(&self, path: &str) -> Result<String, GateError> {
-        self.admit(path)
+        let path = self.admit(path)?;
+        // a name crew would have to make is checked too, so a caller learns before its first
+        // change that the last one would be refused
+        if !self.exists(&path) {
+            check_new_name(&path)?;
+        }
+        Ok(path)
     }
 
     /// Jail + policy + no symlink on the way.
