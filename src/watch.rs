@@ -565,6 +565,8 @@ mod tests {
         use std::io::Write as _;
         let dir = tempfile::tempdir().expect("tmp");
         let v = dir.path();
+        // a vault is a folder Obsidian has opened
+        std::fs::create_dir_all(v.join(".obsidian")).expect("obsidian");
         std::fs::create_dir_all(v.join("00-Inbox")).expect("inbox");
         std::fs::create_dir_all(v.join("01-Projects/Alpha")).expect("project");
         std::fs::write(

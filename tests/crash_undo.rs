@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 const NOTES: usize = 200;
 
 fn build_vault(dir: &Path) {
+    // a vault is a folder Obsidian has opened
+    std::fs::create_dir_all(dir.join(".obsidian")).expect("obsidian");
     for p in 0..4 {
         std::fs::create_dir_all(dir.join(format!("01-Projects/P{p}"))).expect("project");
     }
