@@ -400,6 +400,63 @@ fn bench_route() {
     }
 }
 
+/// A frontmatter of 100,000 keys (about 1.4 MB), as a hostile or generated note may carry:
+/// read, asked for a property and edited, each in time linear in its size (this took 252 s
+/// for `crew ask` while the search for duplicate keys was quadratic).
+fn bench_huge_frontmatter() {
+    let keys = 100_000;
+    let mut text = String::from("---\n");
+    for i in 0..keys {
+        text.push_str(&format!("k{i:06}: v{i}\n"));
+    }
+    text.push_str("project: \"[[P]]\"\n---\nbody\n");
+    let parse = median(
+        || {
+            time(|| {
+                std::hint::black_box(crew::vault::Note::parse_text("Big.md", &text));
+            })
+        },
+        5,
+    );
+    let note = crew::vault::Note::parse_text("Big.md", &text);
+    let lookup = median(
+        || {
+            time(|| {
+                std::hint::black_box(note.property_str("project"));
+            })
+        },
+        5,
+    );
+    let edit = median(
+        || {
+            time(|| {
+                std::hint::black_box(crew::vault::edit::set_frontmatter_keys(
+                    &text,
+                    &[("status", Some("filed".into()))],
+                ));
+            })
+        },
+        5,
+    );
+    // baseline: one pass over the bytes that finds every line
+    let lines = median(
+        || {
+            time(|| {
+                std::hint::black_box(memchr::memchr_iter(b'\n', text.as_bytes()).count());
+            })
+        },
+        5,
+    );
+    println!(
+        "\n### a {:.1} MB frontmatter ({keys} keys)\n",
+        text.len() as f64 / 1e6
+    );
+    println!("| operation | crew | baseline | baseline time | ratio |\n|---|---|---|---|---|");
+    row("parse the note", parse, "count its lines", lines);
+    row("one property (`project`)", lookup, "count its lines", lines);
+    row("set one key", edit, "count its lines", lines);
+}
+
 fn main() {
     // `cargo test --all-targets` also runs this binary, without `--bench`: stay out of the way
     if !std::env::args().any(|a| a == "--bench") {
@@ -418,6 +475,7 @@ fn main() {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
     bench_route();
+    bench_huge_frontmatter();
     for n in sizes {
         bench_size(n);
     }

@@ -70,11 +70,30 @@ fn copy_vault(from: &Path, to: &Path) -> Result<(), EvaluateError> {
             std::fs::create_dir_all(&target).map_err(|s| err(&target, s))?;
         } else if e.file_type().is_file() {
             std::fs::copy(e.path(), &target).map_err(|s| err(&target, s))?;
+            // the copy is a scratch vault: a read-only original (crew leaves those alone)
+            // must not make the evaluation measure nothing
+            make_writable(&target).map_err(|s| err(&target, s))?;
         }
     }
     // the copy is a vault crew may write, whatever marks the original
     std::fs::create_dir_all(to.join(".crew")).map_err(|s| err(to, s))?;
     Ok(())
+}
+
+#[cfg(unix)]
+fn make_writable(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mut p = std::fs::metadata(path)?.permissions();
+    p.set_mode(p.mode() | 0o200);
+    std::fs::set_permissions(path, p)
+}
+
+#[cfg(not(unix))]
+fn make_writable(path: &Path) -> std::io::Result<()> {
+    let mut p = std::fs::metadata(path)?.permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    p.set_readonly(false);
+    std::fs::set_permissions(path, p)
 }
 
 /// Moves `n` random filed notes (by `seed`) into the inbox of a scratch copy of the vault at

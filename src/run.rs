@@ -69,6 +69,8 @@ pub struct Report {
     pub preview: Option<Preview>,
     /// Some agent reported something that needs the user (exit code 1).
     pub attention: bool,
+    /// Notes skipped because they could not be read (exit code 1).
+    pub unreadable: usize,
 }
 
 /// A guessed route that would have changed notes, and how to apply or redirect it.
@@ -335,7 +337,6 @@ pub fn ask(
     };
     crate::crew::root::check(vault_path, access)?;
     crate::dispatch::request::check(crew, message)?;
-    let vault = Vault::open(vault_path)?;
     let route = match &opts.agent {
         Some(name) => {
             let (kind, n) = crew
@@ -382,6 +383,28 @@ pub fn ask(
             opts.lock_wait.unwrap_or_else(default_lock_wait),
         )?)
     };
+    // Read only now that the lock is ours: a command that waited for another writer must plan
+    // from the vault that writer left, not from a picture taken before it finished.
+    let vault = Vault::open(vault_path)?;
+    // unreadable notes were skipped, not fatal; the user hears of them and the exit code is 1
+    let unreadable = vault.unreadable.len();
+    if unreadable > 0 {
+        let shown: Vec<&str> = vault
+            .unreadable
+            .iter()
+            .take(5)
+            .map(|(p, _)| p.as_str())
+            .collect();
+        progress(&format!(
+            "! skipped {unreadable} note(s) crew cannot read: {}{}",
+            shown.join(", "),
+            if unreadable > shown.len() {
+                ", …"
+            } else {
+                ""
+            }
+        ));
+    }
     if !dry_run {
         // the lock is ours: no crew writer is mid-write, so these were left by a killed run
         for t in &vault.stale_temps {
@@ -433,7 +456,7 @@ pub fn ask(
         depth,
         &mut exec,
     );
-    let attention = exec.attention || report.failed();
+    let attention = exec.attention || report.failed() || unreadable > 0;
     for d in &report.deferred {
         log.record("deferred", serde_json::to_value(d).unwrap_or_default());
     }
@@ -444,5 +467,6 @@ pub fn ask(
         dry_run,
         preview,
         attention,
+        unreadable,
     })
 }

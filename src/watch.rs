@@ -7,6 +7,15 @@
 //! never handed to the sorter: it is held out of the run. A burst of notes becomes one run once
 //! they have all settled (or after `max_wait`, with the stragglers held). Notes the sorter left
 //! in the inbox are remembered by size and time and not retried until they change.
+//!
+//! Settled is not enough: a writer may pause longer than the settle interval and go on writing
+//! through the same open file. So a note some process holds open for writing is never filed
+//! (on Linux crew asks `/proc` which open files are open for writing — a direct answer, in
+//! native and polling mode alike; elsewhere only the settle rule applies). And should a writer
+//! open the note in the instant between that look and the move, its handle points at the old
+//! copy crew replaced: crew keeps that copy alive, and once the writer lets go, adds what it
+//! wrote late to the filed note (or, when the writer rewrote it from the start, puts that
+//! version back in the inbox to be filed again). No late write is lost.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -60,6 +69,226 @@ pub struct WatchSummary {
     pub runs: usize,
     pub errors: usize,
     pub filed: usize,
+}
+
+/// An open file of the inbox that some process (crew included) can write through.
+#[derive(Debug)]
+struct Writer {
+    /// The `/proc/<pid>/fd/<n>` link: opening it reaches the file even once it is unlinked.
+    fd: PathBuf,
+    /// The file's name in the inbox.
+    name: String,
+    /// The name no longer leads to this file (it was replaced or moved away).
+    deleted: bool,
+    ino: u64,
+}
+
+/// The inbox files some process holds open for writing.
+#[cfg(target_os = "linux")]
+fn writers(inbox: &Path) -> Vec<Writer> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = Vec::new();
+    let Ok(dir) = inbox.canonicalize() else {
+        return out;
+    };
+    let prefix = format!("{}/", dir.display());
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for p in procs.flatten() {
+        let pid = p.file_name();
+        if !pid.to_string_lossy().bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        // processes of other users are not readable: their writes are not seen (the settle
+        // rule still applies to them)
+        let Ok(fds) = std::fs::read_dir(p.path().join("fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            let Ok(target) = std::fs::read_link(fd.path()) else {
+                continue;
+            };
+            let target = target.to_string_lossy();
+            let Some(rest) = target.strip_prefix(&prefix) else {
+                continue;
+            };
+            let (name, deleted) = match rest.strip_suffix(" (deleted)") {
+                Some(n) => (n, true),
+                None => (rest, false),
+            };
+            if name.contains('/') {
+                continue;
+            }
+            let info = std::fs::read_to_string(p.path().join("fdinfo").join(fd.file_name()))
+                .unwrap_or_default();
+            let access = info
+                .lines()
+                .find_map(|l| l.strip_prefix("flags:"))
+                .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+                .map(|f| f & libc::O_ACCMODE as u32);
+            let writes =
+                access.is_some_and(|a| a == libc::O_WRONLY as u32 || a == libc::O_RDWR as u32);
+            if !writes {
+                continue;
+            }
+            let Ok(meta) = std::fs::metadata(fd.path()) else {
+                continue;
+            };
+            out.push(Writer {
+                fd: fd.path(),
+                name: name.to_string(),
+                deleted,
+                ino: meta.ino(),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(not(target_os = "linux"))]
+fn writers(_inbox: &Path) -> Vec<Writer> {
+    Vec::new()
+}
+
+/// A note filed while a writer still held its old copy open. crew holds its own handle on
+/// that copy (so it outlives the writer's) until the writer lets go.
+struct LateWrite {
+    copy: std::fs::File,
+    ino: u64,
+    /// The note's path in the inbox, vault-relative.
+    inbox_path: String,
+    /// Where it was filed, vault-relative.
+    filed_to: String,
+    /// The bytes crew filed from (before its own frontmatter edit).
+    base: Vec<u8>,
+}
+
+/// After a run: the notes it moved out of the inbox whose old copy a writer still holds.
+fn late_writes(
+    vault: &Path,
+    inbox: &Path,
+    inbox_rel: &str,
+    report: &run::Report,
+) -> Vec<LateWrite> {
+    use crate::vault::gate::OpKind;
+    let ops: Vec<&crate::vault::gate::Operation> = report
+        .chain
+        .steps
+        .iter()
+        .flat_map(|s| &s.operations)
+        .collect();
+    let moved: Vec<(&str, &str)> = ops
+        .iter()
+        .filter(|o| o.op == OpKind::Move)
+        .filter_map(|o| Some((o.path.as_str(), o.to.as_deref()?)))
+        .filter(|(from, _)| {
+            from.strip_prefix(inbox_rel)
+                .is_some_and(|r| r.starts_with('/'))
+        })
+        .collect();
+    if moved.is_empty() {
+        return Vec::new();
+    }
+    let journal = crate::state::undo::journal_dir(&crate::state::state_dir(vault), &report.run_id);
+    let mut out = Vec::new();
+    for w in writers(inbox) {
+        let inbox_path = format!("{inbox_rel}/{}", w.name);
+        let Some((_, to)) = moved.iter().find(|(from, _)| *from == inbox_path) else {
+            continue;
+        };
+        // the copy the writer holds was replaced by crew's edit or moved with the note; what
+        // crew filed from is the backup of its first edit of the note in this run
+        let base = ops
+            .iter()
+            .find(|o| o.path == inbox_path && o.backup.is_some())
+            .and_then(|o| std::fs::read(journal.join(o.backup.as_deref()?)).ok());
+        let (Some(base), true) = (base, w.deleted) else {
+            continue;
+        };
+        if let Ok(copy) = std::fs::File::open(&w.fd) {
+            out.push(LateWrite {
+                copy,
+                ino: w.ino,
+                inbox_path,
+                filed_to: to.to_string(),
+                base,
+            });
+        }
+    }
+    out
+}
+
+/// Settles the late writes whose writer has let go: what was appended goes to the end of the
+/// filed note; a copy rewritten from the start goes back to the inbox. Returns what was done.
+fn settle_late_writes(vault: &Path, inbox: &Path, late: &mut Vec<LateWrite>) -> Vec<String> {
+    use std::io::{Read as _, Seek as _};
+    if late.is_empty() {
+        return Vec::new();
+    }
+    let busy: Vec<u64> = writers(inbox).iter().map(|w| w.ino).collect();
+    let mut done = Vec::new();
+    let mut keep = Vec::new();
+    for mut l in late.drain(..) {
+        if busy.contains(&l.ino) {
+            keep.push(l);
+            continue;
+        }
+        let mut now = Vec::new();
+        if l.copy
+            .rewind()
+            .and_then(|_| l.copy.read_to_end(&mut now))
+            .is_err()
+            || now == l.base
+        {
+            continue;
+        }
+        done.push(match apply_late_write(vault, &l, &now) {
+            Ok(line) => line,
+            Err(e) => format!("a late write to {} could not be kept: {e}", l.inbox_path),
+        });
+    }
+    *late = keep;
+    done
+}
+
+fn apply_late_write(vault: &Path, l: &LateWrite, now: &[u8]) -> Result<String, String> {
+    use crate::vault::gate::{Gate, Journal, Policy};
+    let _lock = crate::state::lock::VaultLock::acquire(
+        &crate::state::state_dir(vault),
+        "watch (late write)",
+        Duration::from_secs(60),
+    )
+    .map_err(|e| e.to_string())?;
+    let journal = Journal::at(
+        crate::state::state_dir(vault)
+            .join("journal")
+            .join(crate::state::new_run_id()),
+    );
+    let v = crate::vault::Vault::open(vault).map_err(|e| e.to_string())?;
+    let mut gate = Gate::new(v, Policy::default(), journal, false);
+    match now.strip_prefix(l.base.as_slice()) {
+        Some(tail) => {
+            let tail = std::str::from_utf8(tail).map_err(|_| "the late text is not UTF-8")?;
+            gate.edit(&l.filed_to, "late write after filing", |t| {
+                format!("{t}{tail}")
+            })
+            .map_err(|e| e.to_string())?;
+            Ok(format!(
+                "{} was written to after it was filed: {} byte(s) added to {}",
+                l.inbox_path,
+                tail.len(),
+                l.filed_to
+            ))
+        }
+        None => {
+            let back = gate.create(&l.inbox_path, now).map_err(|e| e.to_string())?;
+            Ok(format!(
+                "{} was rewritten after it was filed as {}: the new version is back in the inbox as {back}",
+                l.inbox_path, l.filed_to
+            ))
+        }
+    }
 }
 
 /// Size and modification time: what "unchanged" means for a file.
@@ -173,7 +402,17 @@ pub fn watch(
     let mut handled: HashMap<String, Stamp> = HashMap::new();
     let mut pending_since: Option<Instant> = None;
     let mut summary = WatchSummary::default();
+    let mut late: Vec<LateWrite> = Vec::new();
+    // inbox names filed in this session, and where to: a note of the same name showing up
+    // again is most likely a writer that reopened the old name and went on writing
+    let mut filed_names: HashMap<String, String> = HashMap::new();
     loop {
+        for line in settle_late_writes(vault, &inbox, &mut late) {
+            report(&format!(
+                "{} {line}",
+                chrono::Local::now().format("%H:%M:%S")
+            ));
+        }
         if stop.load(Ordering::SeqCst) {
             break;
         }
@@ -193,8 +432,22 @@ pub fn watch(
             continue;
         }
         let first_pending = *pending_since.get_or_insert_with(Instant::now);
-        let (ready, busy): (Vec<&String>, Vec<&String>) =
-            pending.iter().partition(|k| settle.settled(k, opts.settle));
+        for k in &pending {
+            if let Some(to) = filed_names.remove(*k) {
+                report(&format!(
+                    "{} {inbox_rel}/{k} appeared again after it was filed as {to}; if it continues that note, merge the two (crew files it on its own, next to it)",
+                    chrono::Local::now().format("%H:%M:%S")
+                ));
+            }
+        }
+        // a note open for writing is never settled, however long its writer pauses
+        let writing: Vec<String> = writers(&inbox)
+            .into_iter()
+            .filter(|w| !w.deleted)
+            .map(|w| w.name)
+            .collect();
+        let is_ready = |k: &str| settle.settled(k, opts.settle) && !writing.iter().any(|w| w == k);
+        let (ready, busy): (Vec<&String>, Vec<&String>) = pending.iter().partition(|k| is_ready(k));
         let waited_enough = first_pending.elapsed() >= opts.max_wait;
         if ready.is_empty() || (!busy.is_empty() && !waited_enough) {
             let _ = rx.recv_timeout(tick);
@@ -203,7 +456,7 @@ pub fn watch(
         // every note not settled yet is held out of this run
         let hold: Vec<String> = files
             .keys()
-            .filter(|k| !settle.settled(k, opts.settle))
+            .filter(|k| !is_ready(k))
             .map(|k| format!("{inbox_rel}/{k}"))
             .collect();
         let run_opts = Options {
@@ -230,6 +483,18 @@ pub fn watch(
                         .count()
                 });
                 summary.filed += filed;
+                late.extend(late_writes(vault, &inbox, &inbox_rel, &r));
+                for op in r.chain.steps.iter().flat_map(|s| &s.operations) {
+                    if op.op == crate::vault::gate::OpKind::Move
+                        && let Some(name) = op
+                            .path
+                            .strip_prefix(&inbox_rel)
+                            .and_then(|r| r.strip_prefix('/'))
+                        && let Some(to) = &op.to
+                    {
+                        filed_names.insert(name.to_string(), to.clone());
+                    }
+                }
                 let left = scan(&inbox).len();
                 let chain = r.chain.chain().join(" → ");
                 report(&format!(
@@ -251,7 +516,7 @@ pub fn watch(
         settle.observe(&after);
         handled = after
             .into_iter()
-            .filter(|(k, _)| settle.settled(k, opts.settle))
+            .filter(|(k, _)| settle.settled(k, opts.settle) && !writing.iter().any(|w| w == k))
             .collect();
         pending_since = None;
         if opts.once {
@@ -264,12 +529,81 @@ pub fn watch(
             }
         }
     }
+    // a late write still in progress is waited for (up to max_wait): once crew lets go of the
+    // old copy, nothing keeps the writer's text
+    let deadline = Instant::now() + opts.max_wait;
+    while !late.is_empty() && Instant::now() < deadline {
+        for line in settle_late_writes(vault, &inbox, &mut late) {
+            report(&format!(
+                "{} {line}",
+                chrono::Local::now().format("%H:%M:%S")
+            ));
+        }
+        if !late.is_empty() {
+            std::thread::sleep(tick);
+        }
+    }
+    for l in &late {
+        report(&format!(
+            "{} is still being written through its old copy; what is written from now on is not kept in {}",
+            l.inbox_path, l.filed_to
+        ));
+    }
     Ok(summary)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A writer opened the note before crew filed it (the instant between crew's look at open
+    /// files and the move): its handle points at the copy crew replaced. What it writes late
+    /// is added to the filed note once it lets go.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_late_write_through_the_old_copy_is_added_to_the_filed_note() {
+        use std::io::Write as _;
+        let dir = tempfile::tempdir().expect("tmp");
+        let v = dir.path();
+        // a vault is a folder Obsidian has opened
+        std::fs::create_dir_all(v.join(".obsidian")).expect("obsidian");
+        std::fs::create_dir_all(v.join("00-Inbox")).expect("inbox");
+        std::fs::create_dir_all(v.join("01-Projects/Alpha")).expect("project");
+        std::fs::write(
+            v.join("01-Projects/Alpha/_index.md"),
+            "---\ntype: project\n---\n",
+        )
+        .expect("index");
+        let head = "---\ntype: note\nproject: \"[[Alpha]]\"\n---\nfirst half\n";
+        std::fs::write(v.join("00-Inbox/Slow.md"), head).expect("note");
+        let mut writer = std::fs::OpenOptions::new()
+            .append(true)
+            .open(v.join("00-Inbox/Slow.md"))
+            .expect("open");
+        let crew = Crew::builtin();
+        let opts = Options {
+            agent: Some("inbox-triage".into()),
+            command: "test".into(),
+            ..Options::default()
+        };
+        let report = run::ask(v, &crew, "triage", &opts, &mut |_| {}).expect("run");
+        let filed = v.join("01-Projects/Alpha/Slow.md");
+        assert!(filed.is_file(), "{report:?}");
+        let inbox = v.join("00-Inbox");
+        let mut late = late_writes(v, &inbox, "00-Inbox", &report);
+        assert_eq!(late.len(), 1, "the writer's old copy is tracked");
+        assert!(settle_late_writes(v, &inbox, &mut late).is_empty());
+        assert_eq!(late.len(), 1, "kept while the writer holds it");
+        writer.write_all(b"second half\n").expect("late write");
+        drop(writer);
+        let done = settle_late_writes(v, &inbox, &mut late);
+        assert_eq!(done.len(), 1, "{done:?}");
+        assert!(late.is_empty());
+        let text = std::fs::read_to_string(&filed).expect("filed");
+        assert!(text.contains("status: filed"), "{text}");
+        assert!(text.ends_with("first half\nsecond half\n"), "{text}");
+        assert!(!inbox.join("Slow.md").exists());
+    }
 
     #[test]
     fn a_changing_file_is_not_settled() {

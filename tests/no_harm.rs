@@ -504,6 +504,13 @@ fn copy_dir(from: &Path, to: &Path) {
             std::fs::create_dir_all(&target).expect("mkdir");
         } else if e.file_type().is_file() {
             std::fs::copy(e.path(), &target).expect("copy");
+            // the shared corpora are read-only, which crew respects: the copy must be a
+            // vault crew could change, or the test proves nothing
+            use std::os::unix::fs::PermissionsExt as _;
+            let mut p = std::fs::metadata(&target).expect("meta").permissions();
+            let mode = p.mode();
+            p.set_mode(mode | 0o200);
+            std::fs::set_permissions(&target, p).expect("chmod");
         }
     }
 }

@@ -758,6 +758,7 @@ fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateError> {
         }
         // status first, in the inbox: a run killed between the two steps leaves a note that
         // a re-run files again, never a filed note still marked `inbox`
+        let mark = ctx.gate.mark();
         let marked = ctx.gate.set_frontmatter(
             &note.path,
             &[
@@ -769,7 +770,15 @@ fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateError> {
         let outcome = match marked.and_then(|_| ctx.gate.move_file(&note.path, &wanted)) {
             Ok(o) => o,
             Err(e) => {
-                left.push((title, format!("crew could not file it: {e}")));
+                // the move failed: the `status: filed` mark goes too, so the note says `inbox`
+                // while it is in the inbox
+                let undone = ctx.gate.rollback_to(mark);
+                let why = if undone == "nothing was changed" {
+                    format!("crew could not file it: {e}")
+                } else {
+                    format!("crew could not file it: {e}; its status mark: {undone}")
+                };
+                left.push((title, why));
                 continue;
             }
         };

@@ -237,7 +237,11 @@ pub fn ask(g: &Global, message: &str, flags: AskFlags) -> anyhow::Result<u8> {
     } else {
         out(&render::report_text(&report))?;
     }
-    Ok(if report.chain.failed() { 1 } else { 0 })
+    Ok(if report.chain.failed() || report.unreadable > 0 {
+        1
+    } else {
+        0
+    })
 }
 
 pub fn route(g: &Global, message: &str) -> anyhow::Result<u8> {

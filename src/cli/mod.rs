@@ -425,8 +425,12 @@ pub fn exit_code_of(e: &anyhow::Error) -> u8 {
             || c.downcast_ref::<crew::state::lock::LockError>().is_some()
             || c.downcast_ref::<crew::run::RunError>()
                 .is_some_and(|r| matches!(r, crew::run::RunError::Lock(_)))
-            || c.downcast_ref::<GateError>()
-                .is_some_and(|g| matches!(g, GateError::Io { .. }))
+            || c.downcast_ref::<GateError>().is_some_and(|g| {
+                matches!(
+                    g,
+                    GateError::Io { .. } | GateError::Changed { .. } | GateError::MoveFailed { .. }
+                )
+            })
             || c.downcast_ref::<UndoError>()
                 .is_some_and(|u| matches!(u, UndoError::Conflict { .. } | UndoError::Io { .. }))
             || c.downcast_ref::<crew::schedule::ScheduleError>()

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::{ToolCall, ToolSpec};
 use crate::crew::Folders;
-use crate::vault::gate::Gate;
+use crate::vault::gate::{Gate, GateError, MODEL_READ_CAP};
 
 /// Notes per page of `list_notes`.
 pub const LIST_PAGE: usize = 100;
@@ -75,6 +75,18 @@ fn note_path(p: &str) -> Result<String, String> {
         Ok(p.to_string())
     } else {
         Err(format!("`{p}` is not a note path; note paths end in .md"))
+    }
+}
+
+/// A note's text for a model: through the gate's read jail (no symlink, only a regular file,
+/// never a FIFO or device) and at most [`MODEL_READ_CAP`] bytes.
+fn model_read(gate: &Gate, path: &str) -> Result<String, String> {
+    match gate.read_checked(path, MODEL_READ_CAP) {
+        Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+        Err(GateError::NotFound { .. }) => Err(format!(
+            "no note at `{path}`; list_notes or search_notes finds paths"
+        )),
+        Err(e) => Err(e.to_string()),
     }
 }
 
@@ -148,9 +160,7 @@ fn run(
         }
         "read_note" => {
             let path = note_path(arg(args, "path")?)?;
-            let text = gate.read_text(&path).ok_or_else(|| {
-                format!("no note at `{path}`; list_notes or search_notes finds paths")
-            })?;
+            let text = model_read(gate, &path)?;
             let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
             let chars: Vec<char> = text.chars().collect();
             if offset >= chars.len() && offset > 0 {
@@ -213,9 +223,7 @@ fn run(
             if find.is_empty() {
                 return Err("`find` is empty".into());
             }
-            let text = gate
-                .read_text(&path)
-                .ok_or_else(|| format!("no note at `{path}`"))?;
+            let text = model_read(gate, &path)?;
             match text.matches(find).count() {
                 0 => Err(format!(
                     "the passage was not found in {path}; read_note shows its exact text"

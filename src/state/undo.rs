@@ -9,9 +9,11 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::vault::gate::{OpKind, Operation, atomic_write, fingerprint};
+use crate::vault::gate::{
+    OpKind, Operation, atomic_write, fingerprint, read_regular_file, set_mtime,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum UndoError {
@@ -42,11 +44,16 @@ pub enum UndoError {
 }
 
 /// One step of an undo, in the order it is applied.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "lowercase")]
 pub enum Action {
-    /// Put these bytes back at `path` (from the journal's backup).
-    Restore { path: String, backup: String },
+    /// Put these bytes back at `path` (from the journal's backup), with their time.
+    Restore {
+        path: String,
+        backup: String,
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        mtime_ns: Option<i64>,
+    },
     /// Move `from` back to `to`.
     Move { from: String, to: String },
     /// Set a file the run created aside (into `.crew/undone/<run>/`).
@@ -95,6 +102,11 @@ pub fn plan(vault: &Path, state_dir: &Path, run: &str) -> Result<Vec<Action>, Un
     if jdir.join("undone").exists() {
         return Err(UndoError::AlreadyUndone(run.to_string()));
     }
+    // an undo that was interrupted left its plan and how far it got: the rest of that plan is
+    // the plan now (the vault is in between, so a fresh simulation would not check out)
+    if let Some((stored, done)) = stored_plan(&jdir) {
+        return Ok(stored.into_iter().skip(done).collect());
+    }
     let ops = read_journal(state_dir, run)?;
     if ops.is_empty() {
         return Err(UndoError::Nothing(jdir));
@@ -103,7 +115,7 @@ pub fn plan(vault: &Path, state_dir: &Path, run: &str) -> Result<Vec<Action>, Un
     let mut sim: HashMap<String, Option<Vec<u8>>> = HashMap::new();
     let current = |sim: &mut HashMap<String, Option<Vec<u8>>>, p: &str| -> Option<Vec<u8>> {
         sim.entry(p.to_string())
-            .or_insert_with(|| std::fs::read(vault.join(p)).ok())
+            .or_insert_with(|| read_regular_file(&vault.join(p)).ok())
             .clone()
     };
     let conflict = |path: &str, why: &str| UndoError::Conflict {
@@ -153,6 +165,7 @@ pub fn plan(vault: &Path, state_dir: &Path, run: &str) -> Result<Vec<Action>, Un
                         actions.push(Action::Restore {
                             path: op.path.clone(),
                             backup: op.backup.clone().unwrap_or_default(),
+                            mtime_ns: op.mtime_ns,
                         });
                         sim.insert(op.path.clone(), Some(bytes));
                     }
@@ -167,6 +180,16 @@ pub fn plan(vault: &Path, state_dir: &Path, run: &str) -> Result<Vec<Action>, Un
                 let at_source = current(&mut sim, &op.path);
                 if at_dest.is_none() && at_source.is_some() {
                     // journaled, never moved
+                    continue;
+                }
+                // journaled, then refused (the destination was taken meanwhile) or rolled
+                // back: the source still holds exactly what was to move, the destination
+                // holds something else
+                if let (Some(src), Some(dest), Some(moved)) =
+                    (&at_source, &at_dest, op.after_hash.as_deref())
+                    && fingerprint(src) == moved
+                    && fingerprint(dest) != moved
+                {
                     continue;
                 }
                 let moved = at_dest.ok_or_else(|| conflict(&to, "no longer exists"))?;
@@ -203,14 +226,92 @@ pub fn apply(
         let path = path.to_string();
         move |source| UndoError::Io { path, source }
     };
-    for a in actions {
+    // the undo holds the vault lock: temporary files are what a killed run or undo left
+    remove_stale_temps(vault);
+    // The plan is saved before the first step and each finished step is counted, so an undo
+    // killed halfway is resumed by the next one: the steps counted are skipped, the one that
+    // was running may or may not have happened, and is checked (each step can tell).
+    let (actions, done) = match stored_plan(&jdir) {
+        Some((stored, done)) => (stored, done),
+        None => {
+            let text = serde_json::to_string(actions).unwrap_or_default();
+            write_synced(&jdir.join(PLAN_FILE), text.as_bytes()).map_err(io(PLAN_FILE))?;
+            (actions.to_vec(), 0)
+        }
+    };
+    let mut progress = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(jdir.join(PROGRESS_FILE))
+        .map_err(io(PROGRESS_FILE))?;
+    for a in actions.iter().skip(done) {
+        apply_one(vault, state_dir, run, &jdir, a)?;
+        use std::io::Write as _;
+        progress
+            .write_all(b".")
+            .and_then(|_| progress.sync_data())
+            .map_err(io(PROGRESS_FILE))?;
+    }
+    std::fs::write(jdir.join("undone"), chrono::Utc::now().to_rfc3339())
+        .map_err(io("undone marker"))?;
+    Ok(())
+}
+
+/// The plan of an undo in progress, in the run's journal folder.
+const PLAN_FILE: &str = "undo-plan.json";
+/// One byte per finished step of that plan.
+const PROGRESS_FILE: &str = "undo-progress";
+
+/// The plan an interrupted undo saved, and how many of its steps finished.
+fn stored_plan(jdir: &Path) -> Option<(Vec<Action>, usize)> {
+    let text = std::fs::read_to_string(jdir.join(PLAN_FILE)).ok()?;
+    let plan: Vec<Action> = serde_json::from_str(&text).ok()?;
+    let done = std::fs::metadata(jdir.join(PROGRESS_FILE)).map_or(0, |m| m.len() as usize);
+    let done = done.min(plan.len());
+    Some((plan, done))
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut f = std::fs::File::create(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+/// One step of an undo. A step may have happened already (the undo before was killed right
+/// after it, before counting it): each tells from the vault and does nothing then.
+fn apply_one(
+    vault: &Path,
+    state_dir: &Path,
+    run: &str,
+    jdir: &Path,
+    a: &Action,
+) -> Result<(), UndoError> {
+    let io = |path: &str| {
+        let path = path.to_string();
+        move |source| UndoError::Io { path, source }
+    };
+    {
         match a {
-            Action::Restore { path, backup } => {
+            Action::Restore {
+                path,
+                backup,
+                mtime_ns,
+            } => {
                 let bytes = std::fs::read(jdir.join(backup)).map_err(io(path))?;
                 atomic_write(&vault.join(path), &bytes, false).map_err(io(path))?;
+                if let Some(ns) = mtime_ns {
+                    // the bytes are back either way; a time that cannot be set is only cosmetic
+                    if let Err(e) = set_mtime(&vault.join(path), *ns) {
+                        tracing::warn!("could not restore the time of {path}: {e}");
+                    }
+                }
             }
             Action::Move { from, to } => {
                 let dest = vault.join(to);
+                if std::fs::symlink_metadata(vault.join(from)).is_err() && dest.is_file() {
+                    return Ok(()); // moved back already
+                }
                 if let Some(dir) = dest.parent() {
                     std::fs::create_dir_all(dir).map_err(io(to))?;
                 }
@@ -225,6 +326,9 @@ pub fn apply(
             }
             Action::Remove { path } => {
                 let aside = state_dir.join("undone").join(run).join(path);
+                if std::fs::symlink_metadata(vault.join(path)).is_err() && aside.is_file() {
+                    return Ok(()); // set aside already
+                }
                 if let Some(dir) = aside.parent() {
                     std::fs::create_dir_all(dir).map_err(io(path))?;
                 }
@@ -236,7 +340,20 @@ pub fn apply(
             }
         }
     }
-    std::fs::write(jdir.join("undone"), chrono::Utc::now().to_rfc3339())
-        .map_err(io("undone marker"))?;
     Ok(())
+}
+
+/// Removes crew's temporary files left in the vault by a killed run or undo. Only a holder of
+/// the vault lock calls this: no crew writer is mid-write then.
+pub fn remove_stale_temps(vault: &Path) {
+    for t in crate::vault::find_stale_temps(vault) {
+        match std::fs::remove_file(&t) {
+            Ok(()) => tracing::info!(
+                "removed a temporary file left by a killed run: {}",
+                t.display()
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => tracing::warn!("could not remove {}: {e}", t.display()),
+        }
+    }
 }

@@ -121,13 +121,21 @@ pub struct Replacement {
     pub with: String,
 }
 
-/// Applies non-overlapping replacements (in any order).
+/// Applies non-overlapping replacements (in any order). A range that does not fit the text
+/// (past its end, overlapping another, or cutting a character in two) is skipped rather than
+/// applied: the gate checks that offsets belong to the text they are applied to, and this is
+/// the last line of defence when a caller got that wrong.
 pub fn apply_replacements(text: &str, mut reps: Vec<Replacement>) -> String {
     reps.sort_by_key(|r| r.range.start);
     let mut out = String::with_capacity(text.len());
     let mut pos = 0;
     for r in reps {
-        if r.range.start < pos || r.range.end > text.len() {
+        if r.range.start < pos
+            || r.range.end > text.len()
+            || r.range.start > r.range.end
+            || !text.is_char_boundary(r.range.start)
+            || !text.is_char_boundary(r.range.end)
+        {
             continue;
         }
         out.push_str(&text[pos..r.range.start]);

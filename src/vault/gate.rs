@@ -10,6 +10,13 @@
 //!   that would otherwise break or change meaning.
 //! - Every operation is journaled before it happens, with what is needed to reverse it.
 //! - Nothing is deleted.
+//! - Every write is a compare-and-swap against what crew read: the file is checked (size,
+//!   modification time, hash) right before it is replaced, and a note that changed since the
+//!   vault was loaded is re-planned (moves) or refused (edits), never edited at stale offsets.
+//! - A move is two-phase: every check passes before the first byte changes, and when a later
+//!   step fails the steps already taken are rolled back.
+//! - Reads obey the jail too: no symlink on the way, only regular files (opened non-blocking,
+//!   checked with `fstat`), a size cap; read-only notes are never replaced.
 //!
 //! The gate owns the in-memory [`Vault`], so every reader sees the vault as the gate has
 //! changed it, and a `--dry-run` plans exactly what a real run would do without touching disk.
@@ -41,6 +48,22 @@ pub enum GateError {
         #[source]
         source: std::io::Error,
     },
+    /// The file is not what crew read: somebody else changed, moved or deleted it meanwhile.
+    #[error(
+        "{path} changed on disk while crew was working on it ({detail}); crew left it as it is now"
+    )]
+    Changed { path: String, detail: String },
+    /// Reads obey the jail too: only regular files, of a bounded size.
+    #[error("refused to read {path:?}: {reason}")]
+    Unreadable { path: String, reason: String },
+    /// A move that did not happen: `undone` says what became of the steps already taken.
+    #[error("could not move {from} to {to}: {reason}; {undone}")]
+    MoveFailed {
+        from: String,
+        to: String,
+        reason: String,
+        undone: String,
+    },
 }
 
 impl GateError {
@@ -51,6 +74,139 @@ impl GateError {
         }
     }
 }
+
+/// The most the gate reads of one file for its own work (link rewrites, frontmatter edits).
+pub const GATE_READ_CAP: u64 = 256 << 20;
+/// The most a model may read of one file: a model reads in pages of a few thousand characters,
+/// so a bigger file is a mistake or an attack (a symlink to `/dev/zero` used to allocate 2 GB).
+pub const MODEL_READ_CAP: u64 = 4 << 20;
+
+/// What crew saw of a file when it read it: the "compare" half of every compare-and-swap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seen {
+    pub len: u64,
+    pub mtime_ns: i128,
+    pub hash: u64,
+}
+
+/// Why a jailed read failed (mapped to a [`GateError`] naming the path).
+enum ReadFail {
+    Missing,
+    Refused(String),
+    Io(std::io::Error),
+}
+
+/// Opens `full` for reading without following a final symlink and without blocking (a FIFO
+/// would otherwise hang the opener while it holds the vault lock), checks with `fstat` that it
+/// is a regular file of at most `cap` bytes, and reads it.
+fn read_regular(full: &Path, cap: u64) -> Result<(Vec<u8>, Seen), ReadFail> {
+    use std::io::Read as _;
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC);
+    }
+    let file = match opts.open(full) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(ReadFail::Missing),
+        #[cfg(unix)]
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(ReadFail::Refused(
+                "it is a symbolic link, which could lead outside the vault".into(),
+            ));
+        }
+        Err(e) => return Err(ReadFail::Io(e)),
+    };
+    let meta = file.metadata().map_err(ReadFail::Io)?;
+    if !meta.file_type().is_file() {
+        let kind = if meta.is_dir() {
+            "a folder"
+        } else {
+            "not a regular file (a FIFO, socket or device)"
+        };
+        return Err(ReadFail::Refused(format!("it is {kind}")));
+    }
+    if meta.len() > cap {
+        return Err(ReadFail::Refused(format!(
+            "it holds {} bytes, more than the {cap} crew reads of one file",
+            meta.len()
+        )));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    // `take`: a file growing while it is read still stops at the cap
+    file.take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadFail::Io)?;
+    if bytes.len() as u64 > cap {
+        return Err(ReadFail::Refused(format!(
+            "it grew past the {cap} bytes crew reads of one file"
+        )));
+    }
+    let seen = Seen {
+        len: bytes.len() as u64,
+        mtime_ns: super::index::mtime_ns(&meta),
+        hash: fnv1a(FNV_OFFSET, &bytes),
+    };
+    Ok((bytes, seen))
+}
+
+/// A regular file's bytes, read without following a final symlink and without blocking on a
+/// FIFO (for readers outside the gate, such as undo, that must not hang holding the lock).
+pub fn read_regular_file(full: &Path) -> std::io::Result<Vec<u8>> {
+    read_regular(full, GATE_READ_CAP)
+        .map(|(bytes, _)| bytes)
+        .map_err(|e| match e {
+            ReadFail::Missing => std::io::Error::from(std::io::ErrorKind::NotFound),
+            ReadFail::Refused(reason) => {
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, reason)
+            }
+            ReadFail::Io(e) => e,
+        })
+}
+
+/// Whether a file's permission bits forbid writing (`chmod 444`): crew leaves such notes alone,
+/// even when it runs as a user the permissions do not stop.
+fn is_read_only(full: &Path) -> bool {
+    std::fs::symlink_metadata(full).is_ok_and(|m| m.is_file() && m.permissions().readonly())
+}
+
+/// Characters that change the direction text is shown in: a name holding one can display as
+/// a different name (`U+202E` turns `gnp.md` into what looks like `md.png`).
+fn is_bidi_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+    )
+}
+
+/// Refuses a name crew would give a new file or folder when it holds bidi controls. Existing
+/// notes with such names stay readable and movable; crew only never makes new ones.
+fn check_new_name(path: &str) -> Result<(), GateError> {
+    if path.chars().any(is_bidi_control) {
+        return Err(GateError::Jail {
+            path: path.to_string(),
+            reason: "the name holds a bidirectional control character (it could display as another name)".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Where a test hook runs: a change has been planned and checked, and nothing of it is
+/// written yet. Race tests change the vault here, deterministically.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookPoint {
+    /// An edit or write computed its new bytes.
+    EditPlanned,
+    /// A move checked its source, destination and every linking note.
+    MovePlanned,
+    /// A move rewrote the links and is about to rename the note.
+    BeforeRename,
+}
+
+/// A function the gate calls at each [`HookPoint`] with the path concerned (tests only).
+pub type Hook = Box<dyn FnMut(HookPoint, &str) + Send + Sync>;
 
 /// Kinds of operations, as they appear in journals, run logs and `--json` output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,6 +236,9 @@ pub struct Operation {
     /// Why (e.g. "link to moved note"), for the human reading a plan.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub note: Option<String>,
+    /// Modification time (ns since the epoch) of the bytes in `backup`, so undo puts it back.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub mtime_ns: Option<i64>,
 }
 
 /// Where the core crew definition lives inside a vault, and which folders hold post-its.
@@ -277,6 +436,10 @@ pub struct MoveOutcome {
     pub to: String,
     /// Notes whose links were rewritten, with how many links each.
     pub rewritten: Vec<(String, usize)>,
+    /// Notes whose links could not be rewritten (moved or deleted by someone else while crew
+    /// worked), with why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<(String, String)>,
 }
 
 /// The journal of one run: entries appended to `journal.jsonl` before each change, backups of
@@ -285,6 +448,12 @@ pub struct MoveOutcome {
 pub struct Journal {
     dir: Option<PathBuf>,
     pub entries: Vec<Operation>,
+    /// The original bytes of each entry (parallel to `entries`), so a failed move can be
+    /// rolled back without reading the backups again.
+    originals: Vec<Option<Vec<u8>>>,
+    /// Sequence numbers only grow: a rolled-back entry stays in `journal.jsonl` (undo sees it
+    /// as never applied), so its number and backup file must not be reused.
+    last_seq: usize,
 }
 
 impl Journal {
@@ -295,7 +464,7 @@ impl Journal {
     pub fn at(dir: PathBuf) -> Self {
         Journal {
             dir: Some(dir),
-            entries: Vec::new(),
+            ..Journal::default()
         }
     }
 
@@ -304,7 +473,8 @@ impl Journal {
     }
 
     fn record(&mut self, mut op: Operation, original: Option<&[u8]>) -> Result<(), GateError> {
-        op.seq = self.entries.len() + 1;
+        self.last_seq += 1;
+        op.seq = self.last_seq;
         if let Some(dir) = &self.dir {
             std::fs::create_dir_all(dir).map_err(|e| GateError::io(&dir.to_string_lossy(), e))?;
             if let Some(bytes) = original {
@@ -324,6 +494,7 @@ impl Journal {
                 .map_err(|e| GateError::io(&path.to_string_lossy(), e))?;
         }
         self.entries.push(op);
+        self.originals.push(original.map(<[u8]>::to_vec));
         Ok(())
     }
 }
@@ -343,6 +514,25 @@ pub struct Gate {
     /// Contents as the gate has written them (in a dry run, the only place they exist);
     /// `None` marks a path moved away.
     overlay: HashMap<String, Option<Vec<u8>>>,
+    /// Called between planning a change and writing it (tests only).
+    hook: Option<Hook>,
+}
+
+/// One note whose links a move rewrites, as checked in the move's first phase.
+struct Planned {
+    /// Where the note is now (the moved note itself is still at the source).
+    at: String,
+    /// Its path once the move is done (the key of its entry in the rewrite plan).
+    note_path: String,
+    bytes: Vec<u8>,
+    seen: Seen,
+    reps: Vec<Replacement>,
+}
+
+/// The first phase of a move: what will be rewritten, and linking notes that vanished.
+struct MovePlan {
+    notes: Vec<Planned>,
+    skipped: Vec<(String, String)>,
 }
 
 impl Gate {
@@ -353,6 +543,19 @@ impl Gate {
             journal,
             dry_run,
             overlay: HashMap::new(),
+            hook: None,
+        }
+    }
+
+    /// Installs a function called at each [`HookPoint`]: race tests change the vault there,
+    /// between the gate's checks and its writes, without sleeping.
+    pub fn set_test_hook(&mut self, hook: Option<Hook>) {
+        self.hook = hook;
+    }
+
+    fn fire(&mut self, point: HookPoint, path: &str) {
+        if let Some(hook) = self.hook.as_mut() {
+            hook(point, path);
         }
     }
 
@@ -376,13 +579,32 @@ impl Gate {
         &self.vault.root
     }
 
-    /// Reads a file as the gate sees it (its own pending writes first).
+    /// Reads a file as the gate sees it: through the jail (no symlink on the way, a regular
+    /// file only, at most [`GATE_READ_CAP`] bytes); in a dry run its own planned writes first.
     pub fn read(&self, path: &str) -> Option<Vec<u8>> {
-        let path = jail(path).ok()?;
-        if let Some(entry) = self.overlay.get(&path) {
-            return entry.clone();
+        self.read_checked(path, GATE_READ_CAP).ok()
+    }
+
+    /// Like [`Gate::read`], saying why a file cannot be read, with a size cap (model reads use
+    /// [`MODEL_READ_CAP`]).
+    pub fn read_checked(&self, path: &str, cap: u64) -> Result<Vec<u8>, GateError> {
+        let path = self.admit_read(path)?;
+        match self.overlay.get(&path) {
+            Some(None) => return Err(GateError::NotFound { path }),
+            // in a dry run nothing was written, so the overlay is the only place the planned
+            // bytes exist; in a real run the disk is the truth (someone may have changed it)
+            Some(Some(bytes)) if self.dry_run => {
+                if bytes.len() as u64 > cap {
+                    return Err(GateError::Unreadable {
+                        path,
+                        reason: format!("it holds more than the {cap} bytes crew reads"),
+                    });
+                }
+                return Ok(bytes.clone());
+            }
+            _ => {}
         }
-        std::fs::read(self.vault.root.join(&path)).ok()
+        self.read_disk(&path, cap).map(|(bytes, _)| bytes)
     }
 
     pub fn read_text(&self, path: &str) -> Option<String> {
@@ -390,11 +612,119 @@ impl Gate {
             .map(|b| String::from_utf8_lossy(&b).into_owned())
     }
 
+    fn read_disk(&self, path: &str, cap: u64) -> Result<(Vec<u8>, Seen), GateError> {
+        read_regular(&self.vault.root.join(path), cap).map_err(|e| match e {
+            ReadFail::Missing => GateError::NotFound {
+                path: path.to_string(),
+            },
+            ReadFail::Refused(reason) => GateError::Unreadable {
+                path: path.to_string(),
+                reason,
+            },
+            ReadFail::Io(source) => GateError::Unreadable {
+                path: path.to_string(),
+                reason: source.to_string(),
+            },
+        })
+    }
+
+    /// The bytes of a file about to be changed, with what is needed to check later that it
+    /// did not change meanwhile (in a dry run, the planned bytes).
+    fn read_for_change(&self, path: &str) -> Result<(Vec<u8>, Seen), GateError> {
+        if self.dry_run
+            && let Some(entry) = self.overlay.get(path)
+        {
+            return match entry {
+                Some(bytes) => Ok((
+                    bytes.clone(),
+                    Seen {
+                        len: bytes.len() as u64,
+                        mtime_ns: 0,
+                        hash: fnv1a(FNV_OFFSET, bytes),
+                    },
+                )),
+                None => Err(GateError::NotFound {
+                    path: path.to_string(),
+                }),
+            };
+        }
+        self.read_disk(path, GATE_READ_CAP)
+    }
+
+    /// The compare of compare-and-swap: the file still holds what crew read (size,
+    /// modification time and hash). A dry run writes nothing, so there is nothing to compare.
+    fn verify(&self, path: &str, seen: &Seen) -> Result<(), GateError> {
+        if self.dry_run {
+            return Ok(());
+        }
+        let changed = |detail: String| GateError::Changed {
+            path: path.to_string(),
+            detail,
+        };
+        match read_regular(&self.vault.root.join(path), GATE_READ_CAP) {
+            Ok((_, now)) if now == *seen => Ok(()),
+            Ok(_) => Err(changed("its bytes differ from what crew read".into())),
+            Err(ReadFail::Missing) => Err(changed("it was moved or deleted".into())),
+            Err(ReadFail::Refused(reason)) => Err(changed(reason)),
+            Err(ReadFail::Io(e)) => Err(changed(e.to_string())),
+        }
+    }
+
+    /// Read-only notes (no write permission bits) are left alone, whoever crew runs as.
+    fn refuse_read_only(&self, path: &str) -> Result<(), GateError> {
+        if is_read_only(&self.vault.root.join(path)) {
+            return Err(GateError::Protected {
+                path: path.to_string(),
+                reason: "the file is read-only; crew leaves it alone".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Replaces a file the gate read (`original`, `seen`) with `updated`, only while it still
+    /// holds exactly what was read; journaled with the original bytes and time.
+    fn replace_checked(
+        &mut self,
+        path: &str,
+        original: &[u8],
+        seen: &Seen,
+        updated: &[u8],
+        why: Option<&str>,
+    ) -> Result<(), GateError> {
+        self.refuse_read_only(path)?;
+        // checked before the journal line: a change refused here leaves no entry that undo
+        // would find neither applied nor matching
+        self.verify(path, seen)?;
+        self.journal.record(
+            Operation {
+                seq: 0,
+                // a whole-file write has no reason of its own; an edit says why
+                op: if why.is_some() {
+                    OpKind::Edit
+                } else {
+                    OpKind::Write
+                },
+                path: path.to_string(),
+                to: None,
+                backup: None,
+                after_hash: Some(fingerprint(updated)),
+                note: why.map(str::to_string),
+                mtime_ns: i64::try_from(seen.mtime_ns).ok().filter(|t| *t > 0),
+            },
+            Some(original),
+        )?;
+        self.put(path, updated, false)
+    }
+
     pub fn exists(&self, path: &str) -> bool {
         let Ok(path) = jail(path) else { return false };
         match self.overlay.get(&path) {
             Some(entry) => entry.is_some(),
-            None => self.vault.root.join(&path).exists() || self.vault.files.id_of(&path).is_some(),
+            // symlink_metadata: a dangling symlink still takes the name
+            None => {
+                std::fs::symlink_metadata(self.vault.root.join(&path)).is_ok()
+                    || self.vault.files.id_of(&path).is_some()
+            }
         }
     }
 
@@ -452,13 +782,29 @@ impl Gate {
     /// Whether the gate would accept a change at `path` (jail, policy, symlinks), without
     /// changing anything.
     pub fn check(&self, path: &str) -> Result<String, GateError> {
-        self.admit(path)
+        let path = self.admit(path)?;
+        // a name crew would have to make is checked too, so a caller learns before its first
+        // change that the last one would be refused
+        if !self.exists(&path) {
+            check_new_name(&path)?;
+        }
+        Ok(path)
     }
 
     /// Jail + policy + no symlink on the way.
     fn admit(&self, path: &str) -> Result<String, GateError> {
         let path = jail(path)?;
         self.policy.check(&path)?;
+        self.no_symlink_on_the_way(path)
+    }
+
+    /// The jail for reads: the same paths as for writes, minus the policy (reading a post-it
+    /// or the crew's files is fine; leaving the vault is not).
+    fn admit_read(&self, path: &str) -> Result<String, GateError> {
+        self.no_symlink_on_the_way(jail(path)?)
+    }
+
+    fn no_symlink_on_the_way(&self, path: String) -> Result<String, GateError> {
         let mut cur = self.vault.root.clone();
         for part in path.split('/') {
             cur.push(part);
@@ -503,6 +849,7 @@ impl Gate {
             {
                 continue;
             }
+            check_new_name(&level)?;
             self.journal.record(
                 Operation {
                     seq: 0,
@@ -512,6 +859,7 @@ impl Gate {
                     backup: None,
                     after_hash: None,
                     note: None,
+                    mtime_ns: None,
                 },
                 None,
             )?;
@@ -544,6 +892,7 @@ impl Gate {
         let wanted = self.admit(path)?;
         let path = self.free_name(&wanted);
         let path = self.admit(&path)?;
+        check_new_name(&path)?;
         self.ensure_parent(&path)?;
         self.journal.record(
             Operation {
@@ -554,6 +903,7 @@ impl Gate {
                 backup: None,
                 after_hash: Some(fingerprint(bytes)),
                 note: (path != wanted).then(|| format!("{wanted} was taken")),
+                mtime_ns: None,
             },
             None,
         )?;
@@ -561,36 +911,50 @@ impl Gate {
         Ok(path)
     }
 
-    /// Writes a whole file, replacing it if it exists (the original is journaled first).
+    /// Writes a whole file, replacing it if it exists (the original is journaled first, and
+    /// replaced only while it still holds what crew read).
     pub fn write(&mut self, path: &str, bytes: &[u8]) -> Result<(), GateError> {
         let path = self.admit(path)?;
-        let original = self.read(&path);
-        if original.as_deref() == Some(bytes) {
-            return Ok(());
+        let original = match self.read_for_change(&path) {
+            Ok(found) => Some(found),
+            Err(GateError::NotFound { .. }) => None,
+            // a FIFO, a device or a file too big to keep a backup of is not replaced
+            Err(e) => return Err(e),
+        };
+        match original {
+            Some((old, _)) if old == bytes => Ok(()),
+            Some((old, seen)) => {
+                self.fire(HookPoint::EditPlanned, &path);
+                self.replace_checked(&path, &old, &seen, bytes, None)
+            }
+            None => {
+                check_new_name(&path)?;
+                self.ensure_parent(&path)?;
+                self.fire(HookPoint::EditPlanned, &path);
+                self.journal.record(
+                    Operation {
+                        seq: 0,
+                        op: OpKind::Create,
+                        path: path.clone(),
+                        to: None,
+                        backup: None,
+                        after_hash: Some(fingerprint(bytes)),
+                        note: None,
+                        mtime_ns: None,
+                    },
+                    None,
+                )?;
+                // no_clobber: a file that appeared since crew looked is not replaced
+                self.put(&path, bytes, true)
+            }
         }
-        if original.is_none() {
-            self.ensure_parent(&path)?;
-        }
-        self.journal.record(
-            Operation {
-                seq: 0,
-                op: if original.is_some() {
-                    OpKind::Write
-                } else {
-                    OpKind::Create
-                },
-                path: path.clone(),
-                to: None,
-                backup: None,
-                after_hash: Some(fingerprint(bytes)),
-                note: None,
-            },
-            original.as_deref(),
-        )?;
-        self.put(&path, bytes, false)
     }
 
     /// Changes an existing note's text with `change`; nothing is written when the text is equal.
+    ///
+    /// `change` gets the file's current text, and the result is written only while the file
+    /// still holds that text (compare-and-swap). A closure must therefore work on the text it
+    /// is given, never on byte offsets computed from an earlier read of the vault.
     pub fn edit(
         &mut self,
         path: &str,
@@ -598,42 +962,45 @@ impl Gate {
         change: impl FnOnce(&str) -> String,
     ) -> Result<bool, GateError> {
         let path = self.admit(path)?;
-        let original = self
-            .read(&path)
-            .ok_or_else(|| GateError::NotFound { path: path.clone() })?;
-        if std::str::from_utf8(&original).is_err() {
+        let (original, seen) = self.read_for_change(&path)?;
+        let Ok(text) = std::str::from_utf8(&original) else {
             return Err(GateError::Protected {
                 path,
                 reason: "the file is not valid UTF-8; crew does not edit it so no byte is lost"
                     .into(),
             });
+        };
+        // What crew read is the vault it loaded: a note that changed since then is not edited
+        // from a plan made on the old text (a caller may hold offsets into it). The vault's
+        // picture is refreshed, so asking again works on what the note holds now.
+        if self.refresh_if_changed(&path, &original) {
+            return Err(GateError::Changed {
+                path,
+                detail: "it differs from the text crew read when it started".into(),
+            });
         }
-        let text = String::from_utf8_lossy(&original);
-        let updated = change(&text);
+        let updated = change(text);
         if updated.as_bytes() == original.as_slice() {
             return Ok(false);
         }
-        self.journal.record(
-            Operation {
-                seq: 0,
-                op: OpKind::Edit,
-                path: path.clone(),
-                to: None,
-                backup: None,
-                after_hash: Some(fingerprint(updated.as_bytes())),
-                note: Some(why.to_string()),
-            },
-            Some(&original),
-        )?;
-        self.put(&path, updated.as_bytes(), false)?;
-        Ok(true)
+        self.fire(HookPoint::EditPlanned, &path);
+        match self.replace_checked(&path, &original, &seen, updated.as_bytes(), Some(why)) {
+            Err(e @ GateError::Changed { .. }) => {
+                // re-read, so a second attempt plans from the current text
+                if let Ok((now, _)) = self.read_for_change(&path) {
+                    self.refresh_if_changed(&path, &now);
+                }
+                Err(e)
+            }
+            other => other.map(|()| true),
+        }
     }
 
     /// Appends text to a file, creating it when absent.
     pub fn append(&mut self, path: &str, text: &str) -> Result<(), GateError> {
         let path = self.admit(path)?;
-        match self.read(&path) {
-            Some(_) => {
+        match self.read_for_change(&path) {
+            Ok(_) => {
                 self.edit(&path, "append", |old| {
                     let mut s = old.to_string();
                     if !s.is_empty() && !s.ends_with('\n') {
@@ -644,7 +1011,8 @@ impl Gate {
                 })?;
                 Ok(())
             }
-            None => self.write(&path, text.as_bytes()),
+            Err(GateError::NotFound { .. }) => self.write(&path, text.as_bytes()),
+            Err(e) => Err(e),
         }
     }
 
@@ -664,8 +1032,98 @@ impl Gate {
         })
     }
 
+    /// A point to roll back to (see [`Gate::rollback_to`]).
+    pub fn mark(&self) -> usize {
+        self.journal.entries.len()
+    }
+
+    /// Reverses the operations made since `mark`, newest first, and says what became of them.
+    /// Each step is itself a compare-and-swap: a file is put back only while it still holds
+    /// what the gate wrote. The journal file keeps the reversed entries; `crew undo` sees them
+    /// as never applied (the files hold their "before" bytes again).
+    pub fn rollback_to(&mut self, mark: usize) -> String {
+        let mut undone = 0;
+        let mut failed = Vec::new();
+        while self.journal.entries.len() > mark {
+            let Some(op) = self.journal.entries.pop() else {
+                break;
+            };
+            let original = self.journal.originals.pop().flatten();
+            match self.reverse(&op, original) {
+                Ok(()) => undone += 1,
+                Err(why) => failed.push(format!("{} ({why})", op.path)),
+            }
+        }
+        match (undone, failed.is_empty()) {
+            (0, true) => "nothing was changed".to_string(),
+            (n, true) => format!("the {n} change(s) already made were rolled back"),
+            (n, false) => format!(
+                "{n} change(s) were rolled back, but not: {}",
+                failed.join("; ")
+            ),
+        }
+    }
+
+    fn reverse(&mut self, op: &Operation, original: Option<Vec<u8>>) -> Result<(), String> {
+        match op.op {
+            OpKind::Edit | OpKind::Write => {
+                let bytes = original.ok_or("no original bytes were kept")?;
+                if !self.dry_run {
+                    let full = self.vault.root.join(&op.path);
+                    match read_regular(&full, GATE_READ_CAP) {
+                        Ok((_, now))
+                            if op.after_hash.as_deref() == Some(&format!("{:016x}", now.hash)) => {}
+                        _ => return Err("it changed after crew wrote it; left as it is".into()),
+                    }
+                    atomic_write(&full, &bytes, false).map_err(|e| e.to_string())?;
+                    if let Some(ns) = op.mtime_ns {
+                        // the time is cosmetic: the bytes are back either way
+                        let _ = set_mtime(&full, ns);
+                    }
+                }
+                if is_note_path(&op.path) {
+                    self.vault.upsert_note(Note::parse(op.path.clone(), &bytes));
+                }
+                self.overlay.insert(op.path.clone(), Some(bytes));
+                Ok(())
+            }
+            // moves never create files; a created file is not deleted ("nothing is deleted")
+            OpKind::Create => Err("a file crew created is left in place".into()),
+            OpKind::Mkdir => {
+                if !self.dry_run {
+                    match std::fs::remove_dir(self.vault.root.join(&op.path)) {
+                        Ok(()) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                        Err(e) => return Err(e.to_string()),
+                    }
+                }
+                self.overlay.remove(&format!("{}/", op.path));
+                Ok(())
+            }
+            OpKind::Move => {
+                let to = op.to.clone().ok_or("a move without a destination")?;
+                if !self.dry_run {
+                    move_no_clobber(&self.vault.root.join(&to), &self.vault.root.join(&op.path))
+                        .map_err(|e| e.to_string())?;
+                }
+                match self.overlay.remove(&to).flatten() {
+                    Some(b) => self.overlay.insert(op.path.clone(), Some(b)),
+                    None => self.overlay.remove(&op.path),
+                };
+                self.vault.rename_file(&to, &op.path);
+                Ok(())
+            }
+        }
+    }
+
     /// Moves a file inside the vault, never over an existing one, and keeps every link in the
     /// vault pointing at the file it pointed at before.
+    ///
+    /// Two phases: first every check (the source still a readable regular file, the
+    /// destination free, every note whose links change readable, UTF-8, writable and as the
+    /// vault parsed it — re-planned from its current text when it is not), with nothing
+    /// written; then the link rewrites, each a compare-and-swap, and the rename. When a step
+    /// of the second phase fails, the steps already done are rolled back and the error says so.
     pub fn move_file(&mut self, from: &str, to: &str) -> Result<MoveOutcome, GateError> {
         let from = self.admit(from)?;
         if self.vault.files.id_of(&from).is_none() && !self.exists(&from) {
@@ -683,59 +1141,263 @@ impl Gate {
                 from: from.clone(),
                 to: from,
                 rewritten: Vec::new(),
+                skipped: Vec::new(),
             });
         }
         let to = self.free_name(&wanted);
         let to = self.admit(&to)?;
+        check_new_name(&to)?;
+        let plan = match self.check_move(&from, &to) {
+            Ok(plan) => plan,
+            Err(reason) => {
+                return Err(GateError::MoveFailed {
+                    from,
+                    to,
+                    reason,
+                    undone: "nothing was changed".into(),
+                });
+            }
+        };
+        self.fire(HookPoint::MovePlanned, &from);
+        let mark = self.mark();
+        match self.apply_move(&from, &to, &wanted, plan) {
+            Ok(outcome) => Ok(outcome),
+            Err(reason) => {
+                let undone = self.rollback_to(mark);
+                Err(GateError::MoveFailed {
+                    from,
+                    to,
+                    reason,
+                    undone,
+                })
+            }
+        }
+    }
 
-        let plan = plan_link_rewrites(&mut self.vault, &from, &to);
+    /// Re-parses a note from the bytes just read when they are not what the vault's picture
+    /// was parsed from (someone changed the note since): a different size, or different link
+    /// spans. Returns whether it did.
+    fn refresh_if_changed(&mut self, path: &str, bytes: &[u8]) -> bool {
+        let Some(i) = self.vault.note_index(path) else {
+            return false;
+        };
+        let old = &self.vault.notes[i];
+        let fresh = Note::parse(old.path.clone(), bytes);
+        if old.size == fresh.size
+            && old.wikilinks == fresh.wikilinks
+            && old.frontmatter_links == fresh.frontmatter_links
+            && old.markdown_links == fresh.markdown_links
+        {
+            return false;
+        }
+        self.vault.upsert_note(fresh);
+        true
+    }
+
+    /// The first phase of a move: every check, nothing written. `Err` is the reason.
+    fn check_move(&mut self, from: &str, to: &str) -> Result<MovePlan, String> {
+        let (source, _) = self.read_for_change(from).map_err(|e| match e {
+            GateError::NotFound { .. } => "the note no longer exists".to_string(),
+            e => e.to_string(),
+        })?;
+        if self.exists(to) {
+            return Err(format!("{to} is taken"));
+        }
+        if let Some((dir, _)) = to.rsplit_once('/') {
+            let mut level = PathBuf::new();
+            for part in dir.split('/') {
+                level.push(part);
+                if let Ok(meta) = std::fs::symlink_metadata(self.vault.root.join(&level))
+                    && !meta.is_dir()
+                {
+                    return Err(format!("{} is a file, not a folder", level.display()));
+                }
+            }
+        }
+        if is_note_path(from) {
+            self.refresh_if_changed(from, &source);
+        }
+        // a note changed since the vault was read is re-parsed and the plan made again, until
+        // the plan rests on what the files hold now
+        for _ in 0..4 {
+            let rewrites = plan_link_rewrites(&mut self.vault, from, to);
+            let mut notes = Vec::new();
+            let mut skipped = Vec::new();
+            let mut stale = false;
+            for (note_path, reps) in rewrites {
+                let at = if note_path == to {
+                    from.to_string()
+                } else {
+                    note_path.clone()
+                };
+                let (bytes, seen) = match self.read_for_change(&at) {
+                    Ok(found) => found,
+                    Err(GateError::NotFound { .. }) => {
+                        skipped.push((at, "it no longer exists".to_string()));
+                        continue;
+                    }
+                    Err(e) => return Err(format!("{at} links to it and cannot be read: {e}")),
+                };
+                if std::str::from_utf8(&bytes).is_err() {
+                    return Err(format!(
+                        "{at} links to it but is not valid UTF-8, so crew cannot keep its links working"
+                    ));
+                }
+                if is_read_only(&self.vault.root.join(&at)) {
+                    return Err(format!(
+                        "{at} links to it but is read-only, so crew cannot keep its links working"
+                    ));
+                }
+                stale |= self.refresh_if_changed(&at, &bytes);
+                notes.push(Planned {
+                    at,
+                    note_path,
+                    bytes,
+                    seen,
+                    reps,
+                });
+            }
+            if !stale {
+                return Ok(MovePlan { notes, skipped });
+            }
+        }
+        Err("the notes linking to it kept changing while crew planned the move".into())
+    }
+
+    /// The second phase of a move. `Err` is the reason; the caller rolls back.
+    fn apply_move(
+        &mut self,
+        from: &str,
+        to: &str,
+        wanted: &str,
+        plan: MovePlan,
+    ) -> Result<MoveOutcome, String> {
         // Links are rewritten before the note moves: if crew is killed in between, the
         // links already name the new place and a re-run of the move completes the job
         // (moving first would leave links broken with nothing left to revisit them).
+        let why = format!("links follow {from} → {to}");
         let mut rewritten = Vec::new();
-        for (note_path, reps) in plan {
-            let count = reps.len();
-            let at = if note_path == to {
-                from.clone()
-            } else {
-                note_path.clone()
-            };
-            let changed = self.edit(&at, &format!("links follow {from} → {to}"), |t| {
-                edit::apply_replacements(t, reps)
-            })?;
-            if changed {
-                rewritten.push((note_path, count));
+        let mut skipped = plan.skipped;
+        for p in plan.notes {
+            let (mut bytes, mut seen, mut reps) = (p.bytes, p.seen, p.reps);
+            let mut settled = false;
+            for _ in 0..3 {
+                let text = std::str::from_utf8(&bytes)
+                    .map_err(|_| format!("{} is no longer valid UTF-8", p.at))?;
+                let count = reps.len();
+                let updated = edit::apply_replacements(text, reps.clone());
+                if updated.as_bytes() == bytes.as_slice() {
+                    settled = true;
+                    break;
+                }
+                match self.replace_checked(&p.at, &bytes, &seen, updated.as_bytes(), Some(&why)) {
+                    Ok(()) => {
+                        rewritten.push((p.note_path.clone(), count));
+                        settled = true;
+                        break;
+                    }
+                    Err(GateError::Changed { .. }) => {}
+                    Err(e) => return Err(e.to_string()),
+                }
+                // changed since the check: plan this note again from what it holds now
+                match self.read_for_change(&p.at) {
+                    Ok((now, now_seen)) => {
+                        if std::str::from_utf8(&now).is_err() {
+                            return Err(format!("{} is no longer valid UTF-8", p.at));
+                        }
+                        self.refresh_if_changed(&p.at, &now);
+                        reps = plan_link_rewrites(&mut self.vault, from, to)
+                            .into_iter()
+                            .find(|(n, _)| *n == p.note_path)
+                            .map(|(_, r)| r)
+                            .unwrap_or_default();
+                        bytes = now;
+                        seen = now_seen;
+                    }
+                    Err(GateError::NotFound { .. }) if p.at != from => {
+                        skipped.push((
+                            p.at.clone(),
+                            "it was moved or deleted while crew worked; its links were not rewritten"
+                                .into(),
+                        ));
+                        settled = true;
+                        break;
+                    }
+                    Err(GateError::NotFound { .. }) => {
+                        return Err("the note was moved or deleted while crew worked".into());
+                    }
+                    Err(e) => return Err(e.to_string()),
+                }
+            }
+            if !settled {
+                return Err(format!(
+                    "{} kept changing while crew rewrote its links",
+                    p.at
+                ));
             }
         }
-        self.ensure_parent(&to)?;
-        self.journal.record(
-            Operation {
-                seq: 0,
-                op: OpKind::Move,
-                path: from.clone(),
-                to: Some(to.clone()),
-                backup: None,
-                after_hash: None,
-                note: (to != wanted).then(|| format!("{wanted} was taken")),
-            },
-            None,
-        )?;
-        let bytes = self.read(&from);
-        if !self.dry_run {
-            move_no_clobber(&self.vault.root.join(&from), &self.vault.root.join(&to))
-                .map_err(|e| GateError::io(&from, e))?;
+        self.ensure_parent(to).map_err(|e| e.to_string())?;
+        let source = match self.read_for_change(from) {
+            Ok((bytes, _)) => bytes,
+            Err(GateError::NotFound { .. }) => {
+                return Err("the note was moved or deleted while crew worked".into());
+            }
+            Err(e) => return Err(e.to_string()),
+        };
+        self.journal
+            .record(
+                Operation {
+                    seq: 0,
+                    op: OpKind::Move,
+                    path: from.to_string(),
+                    to: Some(to.to_string()),
+                    backup: None,
+                    // what was moved: lets undo tell a move that never happened from one that did
+                    after_hash: Some(fingerprint(&source)),
+                    note: (to != wanted).then(|| format!("{wanted} was taken")),
+                    mtime_ns: None,
+                },
+                None,
+            )
+            .map_err(|e| e.to_string())?;
+        self.fire(HookPoint::BeforeRename, from);
+        if !self.dry_run
+            && let Err(e) = move_no_clobber(&self.vault.root.join(from), &self.vault.root.join(to))
+        {
+            // the rename did not happen: its entry must not be reversed by the rollback
+            self.journal.entries.pop();
+            self.journal.originals.pop();
+            return Err(if e.kind() == std::io::ErrorKind::AlreadyExists {
+                format!("{to} appeared while crew worked")
+            } else if e.kind() == std::io::ErrorKind::NotFound {
+                "the note was moved or deleted while crew worked".to_string()
+            } else {
+                format!("renaming to {to} failed: {e}")
+            });
         }
-        self.overlay.insert(from.clone(), None);
-        if let Some(b) = bytes {
-            self.overlay.insert(to.clone(), Some(b));
-        }
-        self.vault.rename_file(&from, &to);
+        self.overlay.insert(from.to_string(), None);
+        self.overlay.insert(to.to_string(), Some(source));
+        self.vault.rename_file(from, to);
         Ok(MoveOutcome {
-            from,
-            to,
+            from: from.to_string(),
+            to: to.to_string(),
             rewritten,
+            skipped,
         })
     }
+}
+
+/// Sets a file's modification time (ns since the epoch): undo and rollbacks put back the time
+/// a restored note had, so "recently modified" views are not disturbed.
+pub fn set_mtime(path: &Path, ns: i64) -> std::io::Result<()> {
+    let Ok(ns) = u64::try_from(ns) else {
+        return Ok(());
+    };
+    let time = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns);
+    std::fs::File::options()
+        .write(true)
+        .open(path)?
+        .set_modified(time)
 }
 
 /// Writes `bytes` to `path` through a hidden temporary file in the same folder and a rename.
@@ -743,10 +1405,15 @@ impl Gate {
 pub fn atomic_write(path: &Path, bytes: &[u8], no_clobber: bool) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".crew-tmp-")
-        .suffix(".part")
-        .tempfile_in(dir)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".crew-tmp-").suffix(".part");
+    #[cfg(unix)]
+    {
+        // 0666 through the umask, as any editor creates a file (tempfile's default is 0600)
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
     if let Ok(meta) = std::fs::metadata(path) {

@@ -58,6 +58,9 @@ pub struct Vault {
     /// crew's own temporary files found by the walk (`.crew-tmp-*.part`): left by a run that
     /// was killed mid-write; a writing run removes them once it holds the vault lock.
     pub stale_temps: Vec<PathBuf>,
+    /// Notes that could not be read (path, why): skipped with a warning, not parsed, never
+    /// written; a writing run reports them and exits 1.
+    pub unreadable: Vec<(String, String)>,
 }
 
 impl Vault {
@@ -172,6 +175,9 @@ impl Vault {
         }
         // Notes not taken from the index are read and parsed in parallel straight into their
         // slots (no second array of notes: at 100,000 notes each copy costs tens of MB).
+        // A note that cannot be read (no permission, gone meanwhile, no longer a regular file)
+        // is skipped with a warning: one bad file must not stop every command.
+        let unreadable: std::sync::Mutex<Vec<(String, String)>> = Default::default();
         let mut parse_rest = || -> Result<usize, VaultError> {
             slots
                 .par_iter_mut()
@@ -180,11 +186,16 @@ impl Vault {
                 .filter(|((slot, _), _)| slot.is_none())
                 .map(|((slot, stamp), rel)| {
                     let full = root.join(rel.as_str());
-                    let (bytes, read_stamp) =
-                        read_with_stamp(&full).map_err(|source| VaultError::Io {
-                            path: full.clone(),
-                            source,
-                        })?;
+                    let (bytes, read_stamp) = match read_with_stamp(&full) {
+                        Ok(read) => read,
+                        Err(e) => {
+                            tracing::warn!("skipping {rel}: it cannot be read ({e})");
+                            if let Ok(mut list) = unreadable.lock() {
+                                list.push(((*rel).clone(), e.to_string()));
+                            }
+                            return Ok(0);
+                        }
+                    };
                     let mut note = Note::parse((*rel).clone(), &bytes);
                     note.modified = (read_stamp.mtime_ns / 1_000_000_000) as i64;
                     *slot = Some(note);
@@ -199,6 +210,27 @@ impl Vault {
             None => rayon::join(parse_rest, build_table),
         };
         let fresh: usize = fresh?;
+        let mut unreadable = unreadable.into_inner().unwrap_or_default();
+        unreadable.sort();
+        let (note_file_ids, known, stamps) = if unreadable.is_empty() {
+            (note_file_ids, known, stamps)
+        } else {
+            // an unreadable file stays in the file table (links to it still resolve) but is
+            // not a note: drop it from the arrays parallel to the notes
+            let keep: Vec<bool> = slots.iter().map(Option::is_some).collect();
+            fn pick<T>(v: Vec<T>, keep: &[bool]) -> Vec<T> {
+                v.into_iter()
+                    .zip(keep)
+                    .filter(|(_, k)| **k)
+                    .map(|(x, _)| x)
+                    .collect()
+            }
+            (
+                pick(note_file_ids, &keep),
+                pick(known, &keep),
+                pick(stamps, &keep),
+            )
+        };
         let notes: Vec<Note> = slots.into_iter().flatten().collect();
         // Rewriting the index costs about as much as encoding every note: a few changed notes
         // (up to 2 % of the vault) are cheaper to read again next time than to save now.
@@ -210,6 +242,7 @@ impl Vault {
         drop(listing);
         let mut vault = Vault::from_parts(root.to_path_buf(), files, notes, note_file_ids, known);
         vault.stale_temps = temps;
+        vault.unreadable = unreadable;
         if let Some(path) = index_path
             && stale_index
         {
@@ -280,6 +313,7 @@ impl Vault {
             resolved,
             leaf_index,
             stale_temps: Vec::new(),
+            unreadable: Vec::new(),
         }
     }
 
@@ -483,6 +517,23 @@ fn is_crew_temp(name: &str) -> bool {
     name.starts_with(".crew-tmp-") && name.ends_with(".part")
 }
 
+/// crew's temporary files (`.crew-tmp-*.part`) anywhere in the vault, crew's state folder
+/// included: what a killed write or undo left. Only a holder of the vault lock may remove
+/// them (no crew writer is mid-write then). `.git` and `.obsidian` are not crew's and skipped.
+pub fn find_stale_temps(root: &Path) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            e.depth() == 0 || !matches!(name.as_ref(), ".git" | ".obsidian" | ".trash")
+        })
+        .flatten()
+        .filter(|e| e.file_type().is_file() && is_crew_temp(&e.file_name().to_string_lossy()))
+        .map(|e| e.path().to_path_buf())
+        .collect()
+}
+
 /// The files under one top-level folder (vault-relative paths), and crew's stale temporary
 /// files found on the way. Hidden entries are skipped, symlinks not followed.
 fn walk_folder(root: &Path, dir: &Path) -> (Vec<String>, Vec<PathBuf>) {
@@ -520,8 +571,22 @@ fn walk_folder(root: &Path, dir: &Path) -> (Vec<String>, Vec<PathBuf>) {
 /// stamp makes the next stamp differ, so the index never pairs old bytes with a new stamp.
 fn read_with_stamp(path: &Path) -> std::io::Result<(Vec<u8>, index::Stamp)> {
     use std::io::Read as _;
-    let mut file = std::fs::File::open(path)?;
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        // the walk saw a regular file, but it may have become a FIFO since: never block on it
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    }
+    let mut file = opts.open(path)?;
     let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "no longer a regular file",
+        ));
+    }
     let stamp = index::Stamp::of(&meta);
     // sized from the stamp, read directly: `read_to_end` would ask the kernel for the size and
     // position again on every file

@@ -275,9 +275,26 @@ pub fn full_extract(yaml: &str) -> (Frontmatter, Vec<String>, Vec<String>) {
     (fm, tags, aliases)
 }
 
+/// The most YAML handed to the full parser: the fast path reads any size in linear time, but
+/// a block it declines goes to `yaml_serde`, whose time on huge hostile blocks is not bounded
+/// well enough to run with the vault lock held.
+pub const FULL_YAML_CAP: usize = 256 * 1024;
+
 fn parse_yaml_block(yaml: &str) -> (Frontmatter, Option<Mapping>) {
     if yaml.trim().is_empty() {
         return (Frontmatter::Parsed, Some(Mapping::new()));
+    }
+    if yaml.len() > FULL_YAML_CAP {
+        return (
+            Frontmatter::Invalid {
+                line: 2,
+                message: format!(
+                    "frontmatter of {} bytes in a shape crew reads only up to {FULL_YAML_CAP} bytes; crew leaves it alone",
+                    yaml.len()
+                ),
+            },
+            None,
+        );
     }
     match yaml_serde::from_str::<Value>(yaml) {
         Ok(Value::Mapping(m)) => (Frontmatter::Parsed, Some(m)),

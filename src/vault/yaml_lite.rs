@@ -106,6 +106,8 @@ fn scan(yaml: &str) -> Option<Vec<(&str, Written)>> {
         return None;
     }
     let mut out: Vec<(&str, Written)> = Vec::new();
+    // a set, not a search of `out`: a block of 100,000 keys made that search quadratic
+    let mut keys: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
     let mut lines = yaml.split('\n').map(strip_cr).peekable();
     while let Some(line) = lines.next() {
         let line = line?;
@@ -116,7 +118,7 @@ fn scan(yaml: &str) -> Option<Vec<(&str, Written)>> {
             return None;
         }
         let (key, rest) = split_key(line)?;
-        if out.iter().any(|(k, _)| *k == key) {
+        if !keys.insert(key) {
             return None;
         }
         let rest = rest.trim_start_matches(' ');
