@@ -188,6 +188,9 @@ impl Executor for CrewExecutor<'_> {
             Some(by) => (self.progress)(&format!("→ chained {} (suggested by {by})", step.name)),
         }
         let started = Instant::now();
+        // only the skills whose job it is may touch the crew definition
+        self.gate.policy.changes_definition = step.kind == Kind::Skill
+            && matches!(step.name.as_str(), "create-agent" | "manage-agent");
         let ops_before = self.gate.operations().len();
         let owner = self.crew.postit_owner(step.kind, &step.name);
         let states = self.crew.config.folders.states();

@@ -133,9 +133,14 @@ fn validate_reports_file_line_and_exit_2() {
         .stdout(predicate::str::contains(
             "agent `flyer` has no row in the registry",
         ));
-    // any command that needs the crew refuses to run on it
+    // the work goes on with the built-in crew, loudly; the lifecycle commands refuse
     crew(v.path())
         .args(["route", "hello"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("crew agents validate"));
+    crew(v.path())
+        .args(["agents", "disable", "flyer"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("crew agents validate"));

@@ -167,6 +167,10 @@ fn a_model_cannot_write_outside_its_place() {
         "/tmp/abs.md",
         ".obsidian/workspace.md",
         ".crew/agents/sorter.md",
+        ".crew/agents/evil.md",
+        ".crew/references/agents-registry.md",
+        ".crew/config.yaml",
+        ".claude/agents/helper.md",
         "Meta/states/librarian.md",
         "CLAUDE.md",
         "a/../../x.md",
@@ -228,6 +232,9 @@ fn a_model_cannot_write_outside_its_place() {
         new.iter().all(|k| k.as_str() == "Meta/states/scribe.md"),
         "unexpected files: {new:?}"
     );
+    // the crew definition is closed to every run but the lifecycle commands
+    assert!(!v.path().join(".crew/agents/evil.md").exists());
+    assert!(!v.path().join(".claude").exists());
     assert!(
         !std::path::Path::new("/tmp/abs.md").exists()
             || std::fs::read_to_string("/tmp/abs.md")
@@ -313,4 +320,33 @@ fn bad_usage_exits_2() {
             predicate::str::contains("unknown model `mistral-large`")
                 .and(predicate::str::contains("unknown provider `azure`")),
         );
+}
+
+#[test]
+fn a_damaged_crew_definition_does_not_stop_the_mechanical_work() {
+    let v = common::adopted_vault(&[
+        ("00-Inbox/Tiles.md", "---\nproject: Kitchen\n---\ntiles\n"),
+        ("01-Projects/Kitchen/Plan.md", "plan"),
+        (
+            ".crew/agents/broken.md",
+            "---\nname: broken\ndescription: [unclosed\n---\n",
+        ),
+    ]);
+    std::fs::write(
+        v.path().join(".crew/config.yaml"),
+        "folders:\n  inbox: 00-Inbox\n  projects: 01-Projects\n",
+    )
+    .expect("config");
+    crew(v.path()).args(["agents", "validate"]).assert().code(2);
+    crew(v.path())
+        .args(["ask", "file my notes"])
+        .assert()
+        .code(predicate::in_iter([0, 1]))
+        .stderr(predicate::str::contains("runs on the built-in crew"));
+    assert!(v.path().join("01-Projects/Kitchen/Tiles.md").exists());
+    // the lifecycle commands still refuse to build on it
+    crew(v.path())
+        .args(["agents", "new", "tax-helper"])
+        .assert()
+        .code(2);
 }

@@ -242,6 +242,7 @@ fn definition_gate(g: &Global, crew: &Crew, dry_run: bool) -> anyhow::Result<(Ga
             };
             let policy = Policy {
                 crew_definition_root: prefix.is_empty(),
+                changes_definition: true,
                 ..Policy::default()
             };
             let v = Vault::open(&root)?;

@@ -11,7 +11,8 @@ use crew::run::{self, Options};
 use crew::vault::Vault;
 use crew::vault::stats::VaultStats;
 
-/// Loads the crew for the vault; a crew with errors stops the command (exit 2).
+/// Loads the crew for the vault; a crew with errors stops the command (exit 2). For the
+/// lifecycle commands, which must not build on a damaged definition.
 pub fn load_crew(g: &Global) -> anyhow::Result<Crew> {
     let vault = g.vault_path();
     let crew = Crew::load(&vault, g.crew_dir.as_deref())?;
@@ -30,6 +31,29 @@ pub fn load_crew(g: &Global) -> anyhow::Result<Crew> {
         );
     }
     Ok(crew)
+}
+
+/// The crew a command that does the work runs with. A definition with errors does not stop
+/// it: the command runs on the built-in crew (with this vault's config) and says so loudly on
+/// stderr. Only `crew agents …` refuses such a crew ([`load_crew`]).
+pub fn crew_to_run(g: &Global) -> anyhow::Result<Crew> {
+    let crew = Crew::load(&g.vault_path(), g.crew_dir.as_deref())?;
+    if !crew.has_errors() {
+        for d in crew
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == crew::crew::Severity::Warning)
+        {
+            tracing::warn!("{d}");
+        }
+        return Ok(crew);
+    }
+    let list: Vec<String> = crew.errors().map(|d| format!("  {d}")).collect();
+    eprintln!(
+        "WARNING: the crew definition has errors, so this runs on the built-in crew (run `crew agents validate`, or `crew undo` if a run planted them):\n{}",
+        list.join("\n")
+    );
+    Ok(crew.fallback())
 }
 
 /// Opens the vault for a command that reads it until the process ends. It is never freed:
@@ -210,7 +234,7 @@ pub struct AskFlags {
 }
 
 pub fn ask(g: &Global, message: &str, flags: AskFlags) -> anyhow::Result<u8> {
-    let crew = load_crew(g)?;
+    let crew = crew_to_run(g)?;
     let opts = Options {
         dry_run: flags.dry_run,
         yes: flags.yes,
@@ -245,7 +269,7 @@ pub fn ask(g: &Global, message: &str, flags: AskFlags) -> anyhow::Result<u8> {
 }
 
 pub fn route(g: &Global, message: &str) -> anyhow::Result<u8> {
-    let crew = load_crew(g)?;
+    let crew = crew_to_run(g)?;
     crew::dispatch::request::check(&crew, message)?;
     let r = run::route(&crew, message, &[]);
     if g.json {
@@ -258,7 +282,7 @@ pub fn route(g: &Global, message: &str) -> anyhow::Result<u8> {
 }
 
 pub fn state(g: &Global, action: StateAction) -> anyhow::Result<u8> {
-    let crew = load_crew(g)?;
+    let crew = crew_to_run(g)?;
     let vault_path = g.vault_path();
     let states = crew.config.folders.states();
     match action {
@@ -348,7 +372,7 @@ pub fn vault(g: &Global, action: VaultAction) -> anyhow::Result<u8> {
             Ok(0)
         }
         VaultAction::Check => {
-            let crew = load_crew(g)?;
+            let crew = crew_to_run(g)?;
             let today = chrono::Local::now().date_naive();
             let a = crew::agents::librarian::audit(&vault, &crew.config.folders, today);
             let verdict = crew::agents::librarian::verdict(&a);
@@ -376,7 +400,7 @@ pub fn vault(g: &Global, action: VaultAction) -> anyhow::Result<u8> {
 
 pub fn search(g: &Global, query: &str, limit: usize) -> anyhow::Result<u8> {
     let vault = open_vault(g)?;
-    let crew = load_crew(g)?;
+    let crew = crew_to_run(g)?;
     let q = crew::agents::seeker::parse_query(query);
     let hits = crew::agents::seeker::search(
         &vault,
@@ -422,7 +446,7 @@ pub fn maintain(
             ),
         }
     }
-    let crew = load_crew(g)?;
+    let crew = crew_to_run(g)?;
     let opts = Options {
         dry_run,
         agent: Some("vault-audit".into()),
@@ -500,7 +524,7 @@ pub fn triage(
     seed: u64,
     dry_run: bool,
 ) -> anyhow::Result<u8> {
-    let crew = load_crew(g)?;
+    let crew = crew_to_run(g)?;
     if let Some(n) = evaluate {
         let e = crew::evaluate::evaluate(&g.vault_path(), &crew, n, seed)?;
         if g.json {
@@ -772,7 +796,7 @@ pub fn watch(g: &Global, poll: bool, once: bool, settle: f64) -> anyhow::Result<
     if !(0.0..=3600.0).contains(&settle) {
         bail!("--settle takes seconds from 0 to 3600");
     }
-    let crew = load_crew(g)?;
+    let crew = crew_to_run(g)?;
     let vault = g.vault_path();
     if !vault.is_dir() {
         bail!(

@@ -253,6 +253,24 @@ pub fn discover(vault: &Path, explicit: Option<&Path>) -> Result<CrewSource, Cre
 }
 
 impl Crew {
+    /// The crew to run when this one's definition has errors: the built-in agents and skills
+    /// with this crew's config (its folder roles above all), so filing and maintenance never
+    /// stop because an agent file or the registry was damaged.
+    pub fn fallback(&self) -> Crew {
+        let mut crew = Crew::builtin();
+        crew.config = self.config.clone();
+        crew.config_file = self.config_file.clone();
+        if crew.lookup(&crew.config.default_route).is_none() {
+            crew.config.default_route = CrewConfig::default().default_route;
+        }
+        let overrides = std::mem::take(&mut crew.config.route_overrides);
+        crew.config.route_overrides = overrides
+            .into_iter()
+            .filter(|o| crew.lookup(&o.route).is_some())
+            .collect();
+        crew
+    }
+
     /// The built-in crew with its default config.
     pub fn builtin() -> Crew {
         Crew::from_files(builtin_files(), CrewSource::Builtin, None)

@@ -254,6 +254,10 @@ pub struct Policy {
     pub crew_definition_root: bool,
     /// `crew init` installing the crew definition: its files may be created (never replaced).
     pub installing: bool,
+    /// The lifecycle commands (`crew agents …`) and the create-agent / manage-agent skills:
+    /// custom agents and the registry may change. Everything else — any agent, any model —
+    /// finds every crew folder closed, so no run can plant or rewrite an agent.
+    pub changes_definition: bool,
 }
 
 impl Default for Policy {
@@ -267,6 +271,7 @@ impl Default for Policy {
             states_dir: "Meta/states".to_string(),
             crew_definition_root: false,
             installing: false,
+            changes_definition: false,
         }
     }
 }
@@ -358,6 +363,11 @@ impl Policy {
         if CREW_FOLDERS.contains(&first.as_str()) {
             if self.installing && first == ".crew" {
                 return Ok(());
+            }
+            if !self.changes_definition {
+                return Err(protect(
+                    "the crew definition changes only through `crew agents …` or the create-agent and manage-agent skills".to_string(),
+                ));
             }
             return self
                 .check_definition_file(&parts[1..], &parts[1..].join("/").to_lowercase())
@@ -1720,14 +1730,28 @@ mod tests {
         ] {
             assert!(p.check(bad).is_err(), "{bad} should be protected");
         }
-        for ok in [
-            "Meta/states/sorter.md",
-            ".crew/agents/my-helper.md",
-            ".claude/references/agents-registry.md",
-            "00-Inbox/x.md",
-        ] {
+        for ok in ["Meta/states/sorter.md", "00-Inbox/x.md"] {
             assert!(p.check(ok).is_ok(), "{ok} should be allowed");
         }
+        // custom agents and the registry: only for the lifecycle commands and their skills
+        let definition = [
+            ".crew/agents/my-helper.md",
+            ".claude/references/agents-registry.md",
+        ];
+        for closed in definition {
+            assert!(p.check(closed).is_err(), "{closed} is closed to agents");
+        }
+        let lifecycle = Policy {
+            changes_definition: true,
+            ..p
+        };
+        for open in definition {
+            assert!(
+                lifecycle.check(open).is_ok(),
+                "{open} is open to the lifecycle"
+            );
+        }
+        assert!(lifecycle.check(".crew/agents/sorter.md").is_err());
     }
 
     #[test]
