@@ -265,6 +265,7 @@ fn bench_size(n: usize) {
             time(|| {
                 std::hint::black_box(crew::agents::seeker::search(
                     &vault,
+                    &vault,
                     &crew_def.config.folders,
                     &q,
                     20,
@@ -284,6 +285,7 @@ fn bench_size(n: usize) {
         || {
             time(|| {
                 std::hint::black_box(crew::agents::librarian::audit(
+                    &vault,
                     &vault,
                     &crew_def.config.folders,
                     today,

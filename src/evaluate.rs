@@ -210,11 +210,10 @@ pub fn evaluate(
 
 /// The learned model's calibration on the vault as it is (nothing moves).
 pub fn calibrate(vault: &Vault, crew: &Crew) -> Option<filing::Learned> {
-    let root = vault.root.clone();
     filing::Learned::learn(
+        vault,
         vault,
         &crew.config.folders,
         crew.config.triage_precision,
-        &|p: &str| std::fs::read_to_string(root.join(p)).ok(),
     )
 }

@@ -173,11 +173,11 @@ pub fn now_stamp(now: &NaiveDateTime) -> String {
     now.format("%Y-%m-%dT%H:%M:%S").to_string()
 }
 
-/// A note's text read again from disk (the vault keeps no text), and where its body starts.
+/// A note's text read again (the vault keeps no text) from `source` — the gate in a run, so a
+/// dry run sees its own planned changes — and where its body starts.
 /// The start falls back to 0 when the file changed since it was read and no longer fits.
-pub fn reread(vault: &crate::vault::Vault, note: &Note) -> Option<(String, usize)> {
-    let bytes = std::fs::read(vault.root.join(&note.path)).ok()?;
-    let text = String::from_utf8_lossy(&bytes).into_owned();
+pub fn reread(source: &dyn crate::vault::NoteSource, note: &Note) -> Option<(String, usize)> {
+    let text = source.note_text(&note.path)?;
     let start = note
         .frontmatter_block
         .as_ref()

@@ -190,12 +190,13 @@ pub fn graph_audit(vault: &Vault, f: &Folders) -> GraphAudit {
 /// note mentions without linking. Returns (candidate, strength, reason), strongest first.
 pub fn suggest_links(
     vault: &Vault,
+    source: &dyn crate::vault::NoteSource,
     f: &Folders,
     i: usize,
     limit: usize,
 ) -> Vec<(usize, u32, String)> {
     let note = &vault.notes[i];
-    let text = common::reread(vault, note)
+    let text = common::reread(source, note)
         .map(|(t, _)| t.to_lowercase())
         .unwrap_or_default();
     let tags: BTreeSet<String> = note.tags_normalized().into_iter().collect();
@@ -301,7 +302,7 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     if !targets.is_empty() {
         out.push_str("### Link suggestions for orphans\n");
         for &i in &targets {
-            let sugg = suggest_links(vault, &f, i, 3);
+            let sugg = suggest_links(vault, &*ctx.gate, &f, i, 3);
             if sugg.is_empty() {
                 out.push_str(&format!(
                     "- [[{}]]: nothing related found\n",

@@ -51,14 +51,14 @@ fn done(note: &crate::vault::Note) -> bool {
 }
 
 impl Learned {
-    /// Trains on every note in a candidate home; `read` gives a note's text (the gate's view,
+    /// Trains on every note in a candidate home, reading through `source` (the gate in a run,
     /// so a dry run learns what a real run would). Returns `None` for a vault with too few
     /// filed notes to learn from.
     pub fn learn(
         vault: &Vault,
+        source: &dyn crate::vault::NoteSource,
         folders: &Folders,
         target: f64,
-        read: &(dyn Fn(&str) -> Option<String> + Sync),
     ) -> Option<Learned> {
         use rayon::prelude::*;
         let excluded = excluded(folders);
@@ -74,7 +74,7 @@ impl Learned {
                 {
                     return None;
                 }
-                let text = read(&n.path)?;
+                let text = source.note_text(&n.path)?;
                 if crate::crew::config::holds_template_syntax(&text) {
                     return None;
                 }

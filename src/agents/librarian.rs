@@ -130,7 +130,12 @@ const BOILERPLATE_NOTES: u32 = 3;
 
 /// Runs every mechanical check over the vault. crew's own notes (reports, post-its, the
 /// agent log) are not part of it: they are left out of every figure.
-pub fn audit(vault: &Vault, f: &Folders, today: chrono::NaiveDate) -> Audit {
+pub fn audit(
+    vault: &Vault,
+    source: &dyn crate::vault::NoteSource,
+    f: &Folders,
+    today: chrono::NaiveDate,
+) -> Audit {
     use rayon::prelude::*;
     let owned: Vec<bool> = vault.notes.iter().map(|n| f.crew_owned(&n.path)).collect();
     let mut a = Audit {
@@ -168,7 +173,7 @@ pub fn audit(vault: &Vault, f: &Folders, today: chrono::NaiveDate) -> Audit {
             if *o {
                 return None;
             }
-            let (text, body_start) = common::reread(vault, n)?;
+            let (text, body_start) = common::reread(source, n)?;
             let template =
                 f.in_templates(&n.path) || crate::crew::config::holds_template_syntax(&text);
             let mut lines: Vec<u64> = text[body_start..].lines().filter_map(line_hash).collect();
@@ -210,7 +215,7 @@ pub fn audit(vault: &Vault, f: &Folders, today: chrono::NaiveDate) -> Audit {
             if *o || exempt(&n.path, f) || a.templates.contains(&n.path) {
                 return None;
             }
-            let (text, body_start) = common::reread(vault, n)?;
+            let (text, body_start) = common::reread(source, n)?;
             let own = without_boilerplate(&text[body_start..], &boilerplate);
             let body = own.trim();
             (body.len() >= 40).then(|| {
@@ -535,7 +540,7 @@ fn audit_suggestions(a: &Audit, f: &Folders) -> String {
 /// The librarian agent: quick check by default; consistency, growth and stale modes.
 pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let today = ctx.now.date();
-    let a = audit(ctx.gate.vault(), &ctx.config.folders, today);
+    let a = audit(ctx.gate.vault(), &*ctx.gate, &ctx.config.folders, today);
     if ctx.asks(&[
         "growth",
         "growth analytics",
@@ -573,7 +578,7 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let a = if done.is_empty() {
         a
     } else {
-        audit(ctx.gate.vault(), &ctx.config.folders, today)
+        audit(ctx.gate.vault(), &*ctx.gate, &ctx.config.folders, today)
     };
     let v = verdict(&a);
     let mut out = format!("## Quick health check — {}: **{v}**\n\n", ctx.today());
@@ -704,12 +709,12 @@ fn code(text: &str) -> String {
 pub fn vault_audit(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let today = ctx.now.date();
     let (done, held) = if ctx.apply {
-        let a = audit(ctx.gate.vault(), &ctx.config.folders, today);
+        let a = audit(ctx.gate.vault(), &*ctx.gate, &ctx.config.folders, today);
         run_fixes(ctx, &a)?
     } else {
         Default::default()
     };
-    let a = audit(ctx.gate.vault(), &ctx.config.folders, today);
+    let a = audit(ctx.gate.vault(), &*ctx.gate, &ctx.config.folders, today);
     let score = health_score(&a);
     let v = verdict(&a);
     let dir = format!("{}/health-reports", ctx.config.folders.meta);
@@ -885,7 +890,7 @@ pub fn deep_clean(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let mut result = vault_audit(ctx)?;
     let vault = ctx.gate.vault();
     let today = ctx.now.date();
-    let a = audit(vault, &ctx.config.folders, today);
+    let a = audit(vault, &*ctx.gate, &ctx.config.folders, today);
     let mut out = String::from("\n## Deep clean\n\n");
     stale_bands(&mut out, &a);
     let finished: BTreeSet<usize> = vault
@@ -1209,7 +1214,7 @@ mod tests {
         let vault = Vault::open_fresh(dir.path()).expect("open");
         let f = Folders::default();
         let today = chrono::NaiveDate::from_ymd_opt(2026, 11, 30).expect("date");
-        let a = audit(&vault, &f, today);
+        let a = audit(&vault, &vault, &f, today);
         let sets: Vec<(String, Vec<u64>)> = vault
             .notes
             .iter()

@@ -208,6 +208,7 @@ fn best_in(term: &str, ws: &[&str]) -> f64 {
 /// little higher, archived ones lower; Templates and Meta only when `path:` asks for them.
 pub fn search(
     vault: &Vault,
+    source: &dyn crate::vault::NoteSource,
     folders: &Folders,
     q: &Query,
     limit: usize,
@@ -251,7 +252,7 @@ pub fn search(
             let (mut score, line, text) = if q.terms.is_empty() {
                 (1.0, 0, String::new())
             } else {
-                score_note(vault, note, &q.terms)?
+                score_note(source, note, &q.terms)?
             };
             if touched.is_some_and(|d| (today - d).num_days() <= 30) {
                 score += 1.0;
@@ -281,7 +282,7 @@ pub fn search(
 /// Scores one note against the terms: (score, best line number, best line), or `None` when no
 /// term matches. The note's text is normalized once; lines are looked at only for a match.
 fn score_note(
-    vault: &Vault,
+    source: &dyn crate::vault::NoteSource,
     note: &crate::vault::Note,
     terms: &[String],
 ) -> Option<(f64, usize, String)> {
@@ -296,7 +297,7 @@ fn score_note(
     }
     let fm_norm = normalize(&fm_text);
     let fm_words: Vec<&str> = words(&fm_norm).collect();
-    let (text, body_start) = common::reread(vault, note)?;
+    let (text, body_start) = common::reread(source, note)?;
     let body = &text[body_start..];
     let body_norm = normalize(body);
     let mut body_words: Vec<&str> = words(&body_norm).collect();
@@ -403,7 +404,14 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     ]);
     let mut q = parse_query(&request);
     strip_intent(&mut q);
-    let mut hits = search(vault, &ctx.config.folders, &q, 20, ctx.now.date());
+    let mut hits = search(
+        vault,
+        &*ctx.gate,
+        &ctx.config.folders,
+        &q,
+        20,
+        ctx.now.date(),
+    );
     let shown = q.terms.join(" ");
     let mut out = String::new();
     if timeline {

@@ -715,12 +715,11 @@ fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateError> {
         let mut decision = decide(ctx, i, &homes);
         if decision.dest.is_none() && decision.missing.is_none() {
             let model = learned.get_or_insert_with(|| {
-                let gate = &*ctx.gate;
                 Learned::learn(
-                    gate.vault(),
+                    ctx.gate.vault(),
+                    &*ctx.gate,
                     &ctx.config.folders,
                     ctx.config.triage_precision,
-                    &|p: &str| gate.read_text(p),
                 )
             });
             decision = learned_decision(ctx, i, decision, model.as_ref());

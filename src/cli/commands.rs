@@ -202,6 +202,7 @@ pub fn demo(g: &Global, dir: Option<PathBuf>) -> anyhow::Result<u8> {
     let q = crew::agents::seeker::parse_query("knee");
     let hits = crew::agents::seeker::search(
         &vault,
+        &vault,
         &crew.config.folders,
         &q,
         5,
@@ -374,7 +375,7 @@ pub fn vault(g: &Global, action: VaultAction) -> anyhow::Result<u8> {
         VaultAction::Check => {
             let crew = crew_to_run(g)?;
             let today = chrono::Local::now().date_naive();
-            let a = crew::agents::librarian::audit(&vault, &crew.config.folders, today);
+            let a = crew::agents::librarian::audit(&vault, &*vault, &crew.config.folders, today);
             let verdict = crew::agents::librarian::verdict(&a);
             if g.json {
                 out_json(&json!({
@@ -404,6 +405,7 @@ pub fn search(g: &Global, query: &str, limit: usize) -> anyhow::Result<u8> {
     let q = crew::agents::seeker::parse_query(query);
     let hits = crew::agents::seeker::search(
         &vault,
+        &*vault,
         &crew.config.folders,
         &q,
         limit,

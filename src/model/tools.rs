@@ -187,7 +187,8 @@ fn run(
                 .unwrap_or(10)
                 .clamp(1, 50) as usize;
             let q = crate::agents::seeker::parse_query(query);
-            let hits = crate::agents::seeker::search(gate.vault(), folders, &q, limit, today);
+            let hits =
+                crate::agents::seeker::search(gate.vault(), &*gate, folders, &q, limit, today);
             if hits.is_empty() {
                 return Ok(format!("no note matches `{query}`"));
             }

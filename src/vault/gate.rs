@@ -621,7 +621,15 @@ impl Gate {
         self.read(path)
             .map(|b| String::from_utf8_lossy(&b).into_owned())
     }
+}
 
+impl super::NoteSource for Gate {
+    fn note_text(&self, path: &str) -> Option<String> {
+        self.read_text(path)
+    }
+}
+
+impl Gate {
     fn read_disk(&self, path: &str, cap: u64) -> Result<(Vec<u8>, Seen), GateError> {
         read_regular(&self.vault.root.join(path), cap).map_err(|e| match e {
             ReadFail::Missing => GateError::NotFound {

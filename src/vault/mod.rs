@@ -19,6 +19,21 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 pub use note::{Frontmatter, Note};
+
+/// Where a note's text comes from. Reading through the gate ([`gate::Gate`]) sees the disk plus
+/// the run's pending changes, so a dry run reads exactly what a real run would; a read-only
+/// command reads the vault's files directly (the same jailed, regular-file-only read).
+pub trait NoteSource: Sync {
+    fn note_text(&self, path: &str) -> Option<String>;
+}
+
+impl NoteSource for Vault {
+    fn note_text(&self, path: &str) -> Option<String> {
+        gate::read_regular_file(&self.root.join(path))
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+}
 pub use resolve::{FileTable, Resolution};
 
 /// Errors reading a vault.
