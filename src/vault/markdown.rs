@@ -146,12 +146,15 @@ pub fn mask_body(body: &str) -> Cow<'_, str> {
     )
 }
 
+/// Replaces every byte of `range` but line feeds by a space (a fenced block is whole lines:
+/// filled line by line rather than tested byte by byte).
 fn blank(bytes: &mut [u8], range: Range<usize>) {
     let end = range.end.min(bytes.len());
-    for b in &mut bytes[range.start.min(end)..end] {
-        if *b != b'\n' {
-            *b = b' ';
-        }
+    let mut from = range.start.min(end);
+    while from < end {
+        let stop = memchr::memchr(b'\n', &bytes[from..end]).map_or(end, |i| from + i);
+        bytes[from..stop].fill(b' ');
+        from = stop + 1;
     }
 }
 
@@ -582,9 +585,18 @@ pub fn structure(masked: &str) -> (Vec<Heading>, Vec<String>, Vec<Task>) {
     let mut headings = Vec::new();
     let mut blocks = Vec::new();
     let mut tasks = Vec::new();
+    // masked code is long runs of spaces: the per-line tests below must not walk them char by
+    // char, and most notes hold no `^` at all
+    let any_caret = memchr::memchr(b'^', masked.as_bytes()).is_some();
     for (n, line) in masked.lines().enumerate() {
         let line_no = n + 1;
         let trimmed = line.trim_end_matches('\r');
+        let lead = match trimmed.bytes().find(|&b| b != b' ' && b != b'\t') {
+            None => continue,
+            // a non-ASCII byte may start Unicode whitespace
+            Some(b) if b >= 0x80 => trimmed.trim_start().bytes().next(),
+            Some(b) => Some(b),
+        };
         let hashes = trimmed.bytes().take_while(|&b| b == b'#').count();
         if (1..=6).contains(&hashes) {
             let rest = &trimmed[hashes..];
@@ -597,12 +609,12 @@ pub fn structure(masked: &str) -> (Vec<Heading>, Vec<String>, Vec<Task>) {
             }
         }
         // cheap byte tests first: most lines are neither block ids nor tasks
-        if trimmed.contains('^')
+        if any_caret
+            && trimmed.contains('^')
             && let Some(id) = block_id(trimmed)
         {
             blocks.push(id.to_string());
         }
-        let lead = trimmed.trim_start().bytes().next();
         if lead.is_some_and(|b| matches!(b, b'-' | b'*' | b'+') || b.is_ascii_digit())
             && trimmed.contains('[')
             && let Some((mark, text)) = task_line(trimmed)
