@@ -103,6 +103,15 @@ mod code;
 
 pub use code::code_ranges;
 
+use memchr::memmem::Finder;
+
+/// Substring finders built once: `memmem::find` builds a searcher per call, which showed in
+/// profiles of full passes (several calls per note, one per wikilink).
+static FIND_COMMENT_PCT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"%%"));
+static FIND_COMMENT_HTML: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"<!--"));
+static FIND_WIKI_OPEN: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"[["));
+static FIND_MD_LINK: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"]("));
+
 /// Returns a copy of `text` where everything links and tags must not be read from is replaced
 /// by spaces (line breaks kept), so byte offsets in the masked text are offsets in the original.
 ///
@@ -123,8 +132,7 @@ pub fn mask_body(body: &str) -> Cow<'_, str> {
     let b = body.as_bytes();
     // without a backtick or a tilde there is neither a fence nor a code span
     let code = memchr::memchr2(b'`', b'~', b).is_some();
-    let comments =
-        memchr::memmem::find(b, b"%%").is_some() || memchr::memmem::find(b, b"<!--").is_some();
+    let comments = FIND_COMMENT_PCT.find(b).is_some() || FIND_COMMENT_HTML.find(b).is_some();
     if !code && !comments {
         return Cow::Borrowed(body);
     }
@@ -230,7 +238,7 @@ pub fn wikilinks(masked: &str) -> Vec<WikiLink> {
     let bytes = masked.as_bytes();
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(p) = memchr::memmem::find(&bytes[from..], b"[[").map(|p| p + from) {
+    while let Some(p) = FIND_WIKI_OPEN.find(&bytes[from..]).map(|p| p + from) {
         let inner_start = p + 2;
         let stop = bytes[inner_start..]
             .iter()
@@ -279,7 +287,7 @@ pub struct MarkdownLink {
 /// full pass on real vaults). A property test checks the scanner against the regex.
 pub fn markdown_links(masked: &str) -> Vec<MarkdownLink> {
     let mut out = Vec::new();
-    if memchr::memmem::find(masked.as_bytes(), b"](").is_none() {
+    if FIND_MD_LINK.find(masked.as_bytes()).is_none() {
         return out;
     }
     for m in MdLinkScanner::new(masked) {
@@ -585,11 +593,20 @@ pub fn structure(masked: &str) -> (Vec<Heading>, Vec<String>, Vec<Task>) {
     let mut headings = Vec::new();
     let mut blocks = Vec::new();
     let mut tasks = Vec::new();
+    let bytes = masked.as_bytes();
     // masked code is long runs of spaces: the per-line tests below must not walk them char by
-    // char, and most notes hold no `^` at all
-    let any_caret = memchr::memchr(b'^', masked.as_bytes()).is_some();
-    for (n, line) in masked.lines().enumerate() {
-        let line_no = n + 1;
+    // char; and a line is searched for a block id only when a `^` is known to be on it
+    let mut carets = memchr::memchr_iter(b'^', bytes).peekable();
+    let mut start = 0;
+    let mut line_no = 0;
+    let mut ends = memchr::memchr_iter(b'\n', bytes);
+    while start < bytes.len() {
+        let end = ends.next().unwrap_or(bytes.len());
+        let line = &masked[start..end];
+        line_no += 1;
+        while carets.next_if(|&c| c < start).is_some() {}
+        let has_caret = carets.peek().is_some_and(|&c| c < end);
+        start = end + 1;
         let trimmed = line.trim_end_matches('\r');
         let lead = match trimmed.bytes().find(|&b| b != b' ' && b != b'\t') {
             None => continue,
@@ -597,10 +614,12 @@ pub fn structure(masked: &str) -> (Vec<Heading>, Vec<String>, Vec<Task>) {
             Some(b) if b >= 0x80 => trimmed.trim_start().bytes().next(),
             Some(b) => Some(b),
         };
-        let hashes = trimmed.bytes().take_while(|&b| b == b'#').count();
-        if (1..=6).contains(&hashes) {
+        if lead == Some(b'#') {
+            let hashes = trimmed.bytes().take_while(|&b| b == b'#').count();
             let rest = &trimmed[hashes..];
-            if rest.is_empty() || rest.starts_with(' ') || rest.starts_with('\t') {
+            if (1..=6).contains(&hashes)
+                && (rest.is_empty() || rest.starts_with(' ') || rest.starts_with('\t'))
+            {
                 headings.push(Heading {
                     level: hashes as u8,
                     text: rest.trim().trim_end_matches('#').trim().to_string(),
@@ -608,15 +627,11 @@ pub fn structure(masked: &str) -> (Vec<Heading>, Vec<String>, Vec<Task>) {
                 });
             }
         }
-        // cheap byte tests first: most lines are neither block ids nor tasks
-        if any_caret
-            && trimmed.contains('^')
-            && let Some(id) = block_id(trimmed)
-        {
+        if has_caret && let Some(id) = block_id(trimmed) {
             blocks.push(id.to_string());
         }
         if lead.is_some_and(|b| matches!(b, b'-' | b'*' | b'+') || b.is_ascii_digit())
-            && trimmed.contains('[')
+            && memchr::memchr(b'[', trimmed.as_bytes()).is_some()
             && let Some((mark, text)) = task_line(trimmed)
         {
             tasks.push(Task {
