@@ -22,6 +22,9 @@
 //!   where it changes the code.
 //! - **Tables** are not enabled in the oracle (crew reads a table row as a paragraph line, as
 //!   CommonMark without the GFM extension does).
+//! - **Nesting deeper than 100 containers**: crew opens no deeper block quote or list item (its
+//!   marker is read as text), so that a note of blank lines after `- - - - … x` stays linear.
+//!   Generated notes stay far below; no corpus note comes near.
 //! - **A lone CR** (old Mac line break) is a line break for CommonMark, not for crew; CR LF is
 //!   the same for both. Notes holding a lone CR are skipped.
 

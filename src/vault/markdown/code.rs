@@ -34,6 +34,11 @@ pub fn code_ranges(body: &str) -> Vec<Range<usize>> {
     s.out
 }
 
+/// Containers nested deeper than this are not opened (their markers are read as text): every
+/// line, blank ones included, is matched against every open container, so an unbounded depth
+/// (`- - - - … x` opens one list per two bytes) would make a note of blank lines quadratic.
+const MAX_DEPTH: usize = 100;
+
 /// An open container block.
 #[derive(Debug, Clone, Copy)]
 enum Container {
@@ -278,7 +283,8 @@ impl<'a> Scanner<'a> {
             let rest = &self.b[p..end];
             // once a container opened on this line, the paragraph before is closed
             let para_now = self.leaf == Leaf::Para;
-            if !indented && !blank && rest[0] == b'>' {
+            let room = self.containers.len() < MAX_DEPTH;
+            if room && !indented && !blank && rest[0] == b'>' {
                 self.open(&mut opened, matched);
                 self.push_container(Container::Quote);
                 cur = Cursor {
@@ -335,7 +341,9 @@ impl<'a> Scanner<'a> {
                     self.mark_child();
                     return;
                 }
-                if let Some((marker, blank_after)) = list_marker(rest, container_is_para && !opened)
+                if room
+                    && let Some((marker, blank_after)) =
+                        list_marker(rest, container_is_para && !opened)
                 {
                     self.open(&mut opened, matched);
                     self.close_leaf();
@@ -1005,5 +1013,14 @@ mod tests {
         let _ = code_ranges(&text);
         let deep = "> - ".repeat(500) + "```\n";
         let _ = code_ranges(&deep.repeat(20));
+        // a deep list, then blank lines that every open item must look at
+        let text = "- ".repeat(50_000) + "x\n" + &"\n".repeat(100_000);
+        let t = std::time::Instant::now();
+        let _ = code_ranges(&text);
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(2),
+            "{:?}",
+            t.elapsed()
+        );
     }
 }
