@@ -925,9 +925,42 @@ fn html_tag_len(b: &[u8]) -> Option<usize> {
     (b.get(i) == Some(&b'>')).then_some(i + 1)
 }
 
+/// The length of an email autolink at the start of `b`: `<local@domain>`, CommonMark's
+/// characters for the local part (a backtick among them) and labels of up to 63 letters,
+/// digits and inner hyphens.
+fn email_autolink_len(b: &[u8]) -> Option<usize> {
+    let local = b[1..]
+        .iter()
+        .take_while(|&&c| c.is_ascii_alphanumeric() || b".!#$%&'*+/=?^_`{|}~-".contains(&c))
+        .count();
+    let mut i = 1 + local;
+    if local == 0 || b.get(i) != Some(&b'@') {
+        return None;
+    }
+    i += 1;
+    loop {
+        let label = b[i..]
+            .iter()
+            .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'-')
+            .count();
+        if label == 0 || label > 63 || b[i] == b'-' || b[i + label - 1] == b'-' {
+            return None;
+        }
+        i += label;
+        if b.get(i) != Some(&b'.') {
+            break;
+        }
+        i += 1;
+    }
+    (b.get(i) == Some(&b'>')).then_some(i + 1)
+}
+
 /// The length of a URI autolink at the start of `b`: `<scheme:…>`, the scheme 2–32 characters,
-/// no space, `<` or control character inside.
+/// no space, `<` or control character inside; or of an email autolink.
 fn autolink_len(b: &[u8]) -> Option<usize> {
+    if let Some(len) = email_autolink_len(b) {
+        return Some(len);
+    }
     if !b.get(1).is_some_and(u8::is_ascii_alphabetic) {
         return None;
     }
@@ -1005,6 +1038,13 @@ mod tests {
     fn html_blocks_hold_no_code() {
         assert_eq!(code("<div>\n```\n[[e]]\n```\n</div>\n"), Vec::<&str>::new());
         assert_eq!(code("<!--\n```\n-->\n[[x]]"), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn autolinks_take_precedence_over_spans() {
+        // found by the `code` fuzz target: a backtick inside an email autolink opens nothing
+        assert_eq!(code("``` a`b\n``` <dba`@iv>\n`\n"), vec!["``` a`b\n```"]);
+        assert_eq!(code("<https://a/`b> `c`"), vec!["`c`"]);
     }
 
     #[test]
