@@ -145,6 +145,12 @@ impl<'a> Scanner<'a> {
         (col - c.col, Cursor { pos: p, col })
     }
 
+    /// Whether `pos..end` holds only whitespace (a vertical tab and a form feed count, as for
+    /// pulldown-cmark: a line of them is blank).
+    fn blank_from(&self, pos: usize, end: usize) -> bool {
+        self.b[pos.min(end)..end].iter().all(|&b| is_space(b))
+    }
+
     /// Moves `c` forward by `n` columns of whitespace, splitting a tab when needed.
     fn advance_cols(&self, c: &mut Cursor, mut n: usize, end: usize) {
         while n > 0 && c.pos < end {
@@ -205,7 +211,7 @@ impl<'a> Scanner<'a> {
                 }
                 Container::Item { width, has_child } => {
                     let (ind, first) = self.indent(cur, end);
-                    if first.pos >= end {
+                    if self.blank_from(first.pos, end) {
                         // an item that began with a blank line and holds nothing yet ends at
                         // the next blank line
                         if !has_child {
@@ -245,7 +251,7 @@ impl<'a> Scanner<'a> {
                     let (_, first) = self.indent(cur, end);
                     // kinds 6 and 7 end at a blank line, the others at their end marker
                     let ends = if kind >= 6 {
-                        first.pos >= end
+                        self.blank_from(first.pos, end)
                     } else {
                         html_block_ends(kind, &self.b[cur.pos..end])
                     };
@@ -256,7 +262,7 @@ impl<'a> Scanner<'a> {
                 }
                 Leaf::Indented => {
                     let (ind, first) = self.indent(cur, end);
-                    if first.pos >= end {
+                    if self.blank_from(first.pos, end) {
                         return;
                     }
                     if ind >= 4 {
@@ -278,7 +284,7 @@ impl<'a> Scanner<'a> {
         loop {
             let (ind, first) = self.indent(cur, end);
             let p = first.pos;
-            let blank = p >= end;
+            let blank = self.blank_from(p, end);
             let indented = ind >= 4;
             let rest = &self.b[p..end];
             // once a container opened on this line, the paragraph before is closed
@@ -609,6 +615,11 @@ fn raw_kind(from: &[u8]) -> Option<usize> {
     }
 }
 
+/// Whitespace within a line: space, tab, vertical tab, form feed.
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | 0x0b | 0x0c)
+}
+
 /// An ATX heading line (`#` to `######`, then a space, a tab or the end): where its content
 /// starts, relative to the line.
 fn atx_heading(rest: &[u8]) -> Option<usize> {
@@ -695,7 +706,7 @@ fn list_marker(rest: &[u8], interrupts_para: bool) -> Option<(usize, bool)> {
         _ => return None,
     };
     let after = &rest[marker..];
-    let blank_after = after.iter().all(|&b| b == b' ' || b == b'\t');
+    let blank_after = after.iter().all(|&b| is_space(b));
     if !blank_after && !matches!(after[0], b' ' | b'\t') {
         return None;
     }
@@ -843,7 +854,7 @@ fn html_block_ends(kind: u8, line: &[u8]) -> bool {
 
 /// A complete open or closing tag, then only spaces or tabs (CommonMark's HTML block kind 7).
 fn complete_tag_line(rest: &[u8]) -> bool {
-    html_tag_len(rest).is_some_and(|len| rest[len..].iter().all(|&c| c == b' ' || c == b'\t'))
+    html_tag_len(rest).is_some_and(|len| rest[len..].iter().all(|&c| is_space(c)))
 }
 
 /// The length of an HTML open or closing tag at the start of `b` (which starts with `<`), on
@@ -865,7 +876,7 @@ fn html_tag_len(b: &[u8]) -> Option<usize> {
     }
     let ws = |i: &mut usize| {
         let s = *i;
-        while matches!(b.get(*i), Some(b' ' | b'\t')) {
+        while b.get(*i).is_some_and(|&c| is_space(c)) {
             *i += 1;
         }
         *i > s
@@ -898,7 +909,15 @@ fn html_tag_len(b: &[u8]) -> Option<usize> {
                                 while b.get(i).is_some_and(|c| {
                                     !matches!(
                                         c,
-                                        b'"' | b'\'' | b'=' | b'<' | b'>' | b'`' | b' ' | b'\t'
+                                        b'"' | b'\''
+                                            | b'='
+                                            | b'<'
+                                            | b'>'
+                                            | b'`'
+                                            | b' '
+                                            | b'\t'
+                                            | 0x0b
+                                            | 0x0c
                                     )
                                 }) {
                                     i += 1;
@@ -1045,6 +1064,14 @@ mod tests {
         // found by the `code` fuzz target: a backtick inside an email autolink opens nothing
         assert_eq!(code("``` a`b\n``` <dba`@iv>\n`\n"), vec!["``` a`b\n```"]);
         assert_eq!(code("<https://a/`b> `c`"), vec!["`c`"]);
+    }
+
+    #[test]
+    fn form_feeds_are_whitespace() {
+        // found by the `code` fuzz target: `<di\x0c>` is a tag, so an HTML block holds the fence
+        assert_eq!(code("x\n\n<di\x0c>\n```\n[[a]]"), Vec::<&str>::new());
+        // and a line of form feeds is blank: it ends the paragraph
+        assert_eq!(code("`a\n\x0c\nb`"), Vec::<&str>::new());
     }
 
     #[test]
