@@ -17,9 +17,9 @@
 //! - **Link destinations and reference definitions**: a backtick inside `[a](b`c)` or in
 //!   `[x]: url "t`"` is part of the link for CommonMark; crew does not model links at this
 //!   stage, so it may open a code span there. The bytes of link and image destinations are not
-//!   compared (the part of a link's range after its text), and generated notes where such a
-//!   backtick exists are skipped ([`backtick_in_link_destination`]); no corpus note has one
-//!   where it changes the code.
+//!   compared (the part of a link's range after its text, and the spans of reference
+//!   definitions), and generated notes where such a backtick exists are skipped
+//!   ([`backtick_in_link_destination`]); no corpus note has one where it changes the code.
 //! - **Tables** are not enabled in the oracle (crew reads a table row as a paragraph line, as
 //!   CommonMark without the GFM extension does).
 //! - **Nesting deeper than 100 containers**: crew opens no deeper block quote or list item (its
@@ -49,11 +49,18 @@ pub fn backtick_in_link_destination(body: &str) -> bool {
 
 pub fn oracle(body: &str) -> Oracle {
     let mut code = Vec::new();
-    let mut ignored = Vec::new();
+    let parser = Parser::new_ext(body, Options::empty());
+    // link reference definitions have no event: their spans come from the parser's map
+    let mut ignored: Vec<Range<usize>> = parser
+        .reference_definitions()
+        .iter()
+        .map(|(_, d)| d.span.clone())
+        .collect();
+    let refdef_backtick = ignored.iter().any(|r| body[r.clone()].contains('`'));
     let mut link_text_end: Vec<(usize, usize)> = Vec::new();
     let mut last_text_end = 0;
     let mut backtick_in_link = false;
-    for (ev, r) in Parser::new_ext(body, Options::empty()).into_offset_iter() {
+    for (ev, r) in parser.into_offset_iter() {
         match ev {
             Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) => code.push(r),
             Event::Start(Tag::CodeBlock(CodeBlockKind::Indented)) => ignored.push(r),
@@ -83,33 +90,16 @@ pub fn oracle(body: &str) -> Oracle {
             _ => {}
         }
     }
-    // autolinks: `<scheme:…>` ranges are links too, handled above; reference definitions have
-    // no event: their lines are ignored when they hold a backtick
-    for (start, line) in lines(body) {
-        let t = line.trim_start_matches([' ', '>']);
-        if t.starts_with('[') && t.contains("]:") && t.contains('`') {
-            ignored.push(start..start + line.len());
-        }
-    }
     Oracle {
         code,
         ignored,
-        backtick_in_link,
+        backtick_in_link: backtick_in_link || refdef_backtick,
     }
 }
 
 fn is_inline(body: &str, r: &Range<usize>) -> bool {
     // a block of HTML ends with a line break; inline HTML sits inside a line
     !body[r.clone()].ends_with('\n')
-}
-
-fn lines(body: &str) -> impl Iterator<Item = (usize, &str)> {
-    let mut pos = 0;
-    body.split('\n').map(move |l| {
-        let s = pos;
-        pos += l.len() + 1;
-        (s, l)
-    })
 }
 
 /// One disagreement: a stretch of non-blank bytes one side calls code and the other not.
