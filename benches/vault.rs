@@ -509,10 +509,10 @@ fn main() {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
     bench_route();
-    if std::env::var("CREW_BENCH_CORPORA").as_deref() != Ok("0") {
-        bench_corpora();
-    }
     for n in sizes {
         bench_size(n);
+    }
+    if std::env::var("CREW_BENCH_CORPORA").as_deref() != Ok("0") {
+        bench_corpora();
     }
 }
