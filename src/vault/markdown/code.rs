@@ -10,17 +10,21 @@
 //! This is a single pass over the lines with a stack of open containers, the algorithm of the
 //! CommonMark reference parser cut down to the blocks that change where code is: block quotes,
 //! list items, fenced and indented code, HTML blocks (a fence inside one is raw HTML, not code),
-//! paragraphs, headings and thematic breaks. Link reference definitions, tables, autolinks and
-//! inline HTML are not modelled; `tests/markdown_oracle.rs` compares the result with
-//! `pulldown-cmark` on every note of the corpora and on generated notes, and lists where and
-//! why the two are allowed to differ.
+//! paragraphs, headings and thematic breaks. Inline, the constructs that can take precedence
+//! over a code span are modelled where they start first: HTML comments, processing
+//! instructions, declarations and CDATA (over lines), tags and autolinks (on one line). Links,
+//! link reference definitions and GFM tables are not; `tests/markdown_oracle.rs` compares the
+//! result with `pulldown-cmark` on every note of the corpora and on generated notes, and
+//! `tests/oracle/mod.rs` lists where and why the two are allowed to differ.
 //!
 //! Deliberate difference: an indented (4-space) code block at the top level is *not* code (the
 //! vault spec's rule; people indent prose), but it stays a block of its own, so the lines after
 //! it are structured as CommonMark structures them. Its lines are read like a paragraph: code
 //! spans inside are code.
 //!
-//! Every step looks at each byte a bounded number of times: the cost is linear in the note.
+//! Every step looks at each byte a bounded number of times (container nesting is capped at
+//! `MAX_DEPTH` for blank lines, code-span closers are found through a table of next runs):
+//! the cost is linear in the note.
 
 use std::ops::Range;
 
