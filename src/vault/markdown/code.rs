@@ -500,10 +500,13 @@ impl<'a> Scanner<'a> {
                     continue;
                 }
                 let from = &bytes[at..];
-                if let Some(kind) = raw_kind(from) {
+                // an autolink is tried first, as CommonMark parsers do (`<!--x@y>` is an email)
+                if let Some(len) = autolink_len(from) {
+                    self.comments.push(line.start + at..line.start + at + len);
+                } else if let Some(kind) = raw_kind(from) {
                     // closed later: (start, kind) until the end is known
                     self.comments.push(line.start + at..usize::MAX - kind);
-                } else if let Some(len) = html_tag_len(from).or_else(|| autolink_len(from)) {
+                } else if let Some(len) = html_tag_len(from) {
                     self.comments.push(line.start + at..line.start + at + len);
                 }
             }
@@ -1068,6 +1071,8 @@ mod tests {
         // found by the `code` fuzz target: a backtick inside an email autolink opens nothing
         assert_eq!(code("``` a`b\n``` <dba`@iv>\n`\n"), vec!["``` a`b\n```"]);
         assert_eq!(code("<https://a/`b> `c`"), vec!["`c`"]);
+        // an autolink is tried before a comment: `<!--`@a>` is an email address
+        assert_eq!(code("x <!--`@a> `b`"), vec!["`b`"]);
     }
 
     #[test]
