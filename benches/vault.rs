@@ -2,6 +2,9 @@
 //!
 //! CREW_BENCH_NOTES: comma-separated vault sizes (default 10000). Needs `rg` (ripgrep) on PATH
 //! for the read-everything baseline. Vaults are generated with `crew::synth` (deterministic).
+//! The real vaults of `../shared/corpora/vaults` are measured too when that folder exists
+//! (each on a copy, so that the index can be written and a note changed);
+//! CREW_BENCH_CORPORA=0 leaves them out.
 
 use std::path::Path;
 use std::process::Command;
@@ -325,6 +328,94 @@ fn bench_size(n: usize) {
     memory_table(dir.path());
 }
 
+/// Copies a folder tree (hidden files too: the walk must skip them as it would in place).
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    for e in walkdir::WalkDir::new(from).into_iter().flatten() {
+        let Ok(rel) = e.path().strip_prefix(from) else {
+            continue;
+        };
+        let dest = to.join(rel);
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&dest)?;
+        } else if e.file_type().is_file() {
+            std::fs::copy(e.path(), &dest)?;
+        }
+    }
+    Ok(())
+}
+
+/// Full stats and stats after one changed note on each corpus vault, next to ripgrep.
+fn bench_corpora() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora/vaults");
+    let Ok(entries) = std::fs::read_dir(&root) else {
+        println!("\n(no corpora at {}: skipped)", root.display());
+        return;
+    };
+    let mut dirs: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    dirs.sort();
+    for src in dirs.into_iter().filter(|d| d.is_dir()) {
+        let name = src
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let tmp = tempfile::tempdir().expect("tmp");
+        let dir = tmp.path().join(&name);
+        copy_tree(&src, &dir).expect("copy corpus");
+        let notes: Vec<std::path::PathBuf> = walkdir::WalkDir::new(&dir)
+            .sort_by_file_name()
+            .into_iter()
+            .flatten()
+            .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "md"))
+            .map(|e| e.into_path())
+            .collect();
+        let bytes: u64 = notes
+            .iter()
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len())
+            .sum();
+        println!(
+            "\n### corpus {name} ({} notes, {:.1} MB of Markdown)\n",
+            notes.len(),
+            bytes as f64 / 1e6
+        );
+        println!("| operation | crew | baseline | baseline time | ratio |\n|---|---|---|---|---|");
+        let _ = rg_links(&dir);
+        let (full, rg) = paired(
+            15,
+            || time_stats(|| Vault::open_fresh(&dir)),
+            || rg_links(&dir),
+        );
+        row(
+            "full stats (walk, read, parse, resolve, count)",
+            full,
+            "rg -c links",
+            rg,
+        );
+        let _ = std::fs::create_dir_all(dir.join(".crew"));
+        let _ = Vault::open(&dir);
+        std::thread::sleep(Duration::from_millis(2100));
+        let _ = Vault::open(&dir);
+        let victim = notes.first().cloned();
+        let (inc, rg2) = paired(
+            15,
+            || {
+                if let Some(v) = &victim {
+                    let mut t = std::fs::read_to_string(v).unwrap_or_default();
+                    t.push_str("\nchanged [[Somewhere]]\n");
+                    let _ = std::fs::write(v, t);
+                }
+                time_stats(|| Vault::open(&dir))
+            },
+            || rg_links(&dir),
+        );
+        row(
+            "stats after one note changed (index)",
+            inc,
+            "rg -c links",
+            rg2,
+        );
+    }
+}
+
 fn bench_route() {
     let crew_def = Crew::builtin();
     let router = crew::dispatch::Router::new(&crew_def);
@@ -480,5 +571,8 @@ fn main() {
     bench_huge_frontmatter();
     for n in sizes {
         bench_size(n);
+    }
+    if std::env::var("CREW_BENCH_CORPORA").as_deref() != Ok("0") {
+        bench_corpora();
     }
 }

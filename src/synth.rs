@@ -1,6 +1,13 @@
 //! A deterministic synthetic vault for benchmarks and tests: a realistic mix of folders,
 //! frontmatter, Zipf-distributed links, broken links, duplicate names, and code blocks and
 //! comments holding decoy links. The same seed always writes the same bytes.
+//!
+//! The shapes of real vaults are in it too (measured on the dev corpora, whose notes hold
+//! 1.4–2.2 fences, 2–15 code spans, 5–18 list lines, up to 3.5 table lines and 1.5 callouts,
+//! and up to 6 Markdown links with URLs of 40–56 bytes, a tenth over 100): Markdown links,
+//! several per line, to long URLs; badge lines (an image link inside a link, URLs with query
+//! strings); HTML blocks; callouts holding fenced code; tables; lists with fences in items
+//! and on the marker line, nested with tabs; inline code spans.
 
 use std::path::Path;
 
@@ -88,6 +95,112 @@ fn words(rng: &mut Rng, n: usize) -> String {
         .map(|_| WORDS[rng.below(WORDS.len() as u64) as usize])
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// A URL of a real vault's length: 40–130 bytes, a query string on some.
+fn url(rng: &mut Rng) -> String {
+    let host = [
+        "github.com",
+        "docs.rs",
+        "en.wikipedia.org",
+        "developer.mozilla.org",
+    ][rng.below(4) as usize];
+    let mut u = format!("https://{host}");
+    for _ in 0..2 + rng.below(5) {
+        u.push('/');
+        u.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
+        if rng.chance(30) {
+            u.push_str(&format!("-{}", rng.below(100_000)));
+        }
+    }
+    if rng.chance(30) {
+        u.push_str(&format!(
+            "?query={}&page={}#section-{}",
+            WORDS[rng.below(30) as usize],
+            rng.below(50),
+            rng.below(9)
+        ));
+    }
+    u
+}
+
+/// The blocks real notes hold besides prose: badges, HTML, callouts, tables, lists with
+/// fences. Fences and code spans hold decoy links that must not count.
+fn real_shapes(rng: &mut Rng, text: &mut String, names: &[String], notes: usize) {
+    let link = |rng: &mut Rng| names[rng.zipf(notes)].clone();
+    if rng.chance(4) {
+        // a badge line: images inside links, long URLs with query strings
+        for _ in 0..3 + rng.below(4) {
+            let w = WORDS[rng.below(30) as usize];
+            text.push_str(&format!(
+                "[![{w}](https://img.shields.io/badge/{w}-{}-brightgreen?style=flat-square&logo={w}&logoColor=white)]({}) ",
+                rng.below(1000),
+                url(rng)
+            ));
+        }
+        text.push_str("\n\n");
+    }
+    if rng.chance(6) {
+        if rng.chance(50) {
+            text.push_str(&format!(
+                "<div align=\"center\">\n  <img src=\"{}.png\" width=\"{}\" alt=\"{}\">\n</div>\n\n",
+                url(rng),
+                100 + rng.below(500),
+                words(rng, 2)
+            ));
+        } else {
+            text.push_str(&format!(
+                "<details>\n<summary>{}</summary>\n\n{} [[{}]]\n\n</details>\n\n",
+                words(rng, 2),
+                words(rng, 8),
+                link(rng)
+            ));
+        }
+    }
+    if rng.chance(20) {
+        let kind = ["note", "tip", "warning", "info"][rng.below(4) as usize];
+        text.push_str(&format!(
+            "> [!{kind}] {}\n> {} [[{}]] and `{}`\n",
+            capitalize(WORDS[rng.below(30) as usize]),
+            words(rng, 10),
+            link(rng),
+            words(rng, 1)
+        ));
+        if rng.chance(50) {
+            text.push_str("> ```sh\n> echo \"[[Callout decoy]]\"\n> ```\n");
+        }
+        text.push('\n');
+    }
+    if rng.chance(15) {
+        text.push_str("| Name | Link | Code |\n|---|---|---|\n");
+        for _ in 0..3 + rng.below(4) {
+            text.push_str(&format!(
+                "| {} | [[{}\\|{}]] | `{}` |\n",
+                words(rng, 2),
+                link(rng),
+                words(rng, 1),
+                words(rng, 1)
+            ));
+        }
+        text.push('\n');
+    }
+    if rng.chance(25) {
+        text.push_str(&format!(
+            "- {} [[{}]]\n  ```sh\n  run --decoy \"[[List decoy]]\"\n  ```\n",
+            words(rng, 4),
+            link(rng)
+        ));
+        if rng.chance(40) {
+            text.push_str("- ```python\n  print(\"[[Marker line decoy]]\")\n  ```\n");
+        }
+        text.push_str(&format!(
+            "\t- {} [[{}]] `{}`\n\t\t- {}\n\n",
+            words(rng, 3),
+            link(rng),
+            words(rng, 1),
+            words(rng, 5)
+        ));
+    }
 }
 
 /// What was written.
@@ -180,6 +293,24 @@ pub fn generate(
             if rng.chance(15) {
                 text.push_str(&format!(" #{}", WORDS[rng.below(30) as usize]));
             }
+            if rng.chance(40) {
+                text.push_str(&format!(" Run `{}` first", words(&mut rng, 2)));
+            }
+            if rng.chance(35) {
+                // Markdown links, often several on a line, mostly to long URLs
+                for _ in 0..1 + rng.below(3) {
+                    text.push_str(&format!(" see [{}]({})", words(&mut rng, 2), url(&mut rng)));
+                }
+                if rng.chance(20) {
+                    let t = rng.zipf(notes);
+                    text.push_str(&format!(
+                        " and [{}]({}/{}.md)",
+                        words(&mut rng, 1),
+                        places[t],
+                        names[t].replace(' ', "%20")
+                    ));
+                }
+            }
             text.push_str(".\n\n");
             if p == 0 && rng.chance(10) {
                 text.push_str("```rust\nlet decoy = \"[[Not A Link]]\";\n```\n\n");
@@ -188,6 +319,7 @@ pub fn generate(
                 text.push_str("%% [[Hidden decoy]] %%\n<!-- [[Another decoy]] -->\n\n");
             }
         }
+        real_shapes(&mut rng, &mut text, &names, notes);
         if rng.chance(20) {
             text.push_str(&format!(
                 "- [ ] {} 📅 2026-12-{:02}\n",
@@ -230,5 +362,25 @@ mod tests {
             sa.wikilinks > 100 && sa.wikilinks_unresolved > 0 && sa.duplicate_name_groups > 0,
             "{sa:?}"
         );
+    }
+
+    #[test]
+    fn real_shapes_are_written_and_decoys_in_code_are_not_links() {
+        let dir = tempfile::tempdir().expect("tmp");
+        generate(dir.path(), 400, 3, 10).expect("gen");
+        let v = crate::vault::Vault::open(dir.path()).expect("open");
+        let mut shapes = [0usize; 4];
+        for n in &v.notes {
+            let text = std::fs::read_to_string(dir.path().join(&n.path)).expect("read");
+            for (i, mark) in ["> [!", "|---|", "- ```python", "[!["].iter().enumerate() {
+                shapes[i] += usize::from(text.contains(mark));
+            }
+            for l in &n.wikilinks {
+                assert!(!l.target.contains("decoy"), "{}: {:?}", n.path, l.target);
+            }
+        }
+        assert!(shapes.iter().all(|&s| s > 0), "{shapes:?}");
+        let md: usize = v.notes.iter().map(|n| n.markdown_links.len()).sum();
+        assert!(md > 0, "local Markdown links are read");
     }
 }

@@ -239,3 +239,99 @@ proptest! {
         }
     }
 }
+
+mod oracle;
+
+/// A block of a note body for the move test: its text, and how many real links it holds. Every
+/// link names the note to move by its path (`a/t`), so a move must rewrite each real one — and
+/// must leave each one shown as code exactly as it was.
+fn move_block() -> impl Strategy<Value = (String, usize)> {
+    let link = prop::sample::select(vec![
+        "[[a/t]]",
+        "[[a/t|shown]]",
+        "![[a/t]]",
+        "[[a/t#Part]]",
+        "[md](a/t.md)",
+    ]);
+    let shape = 0..18u8;
+    (shape, link).prop_map(|(shape, l)| match shape {
+        0 => (format!("text {l} more"), 1),
+        1 => (format!("- item {l}\n- next {l}"), 2),
+        2 => (format!("- a\n    - nested {l}\n        - deeper {l}"), 2),
+        3 => (format!("> quoted {l}\n> on {l}"), 2),
+        4 => (format!("> [!note] Title {l}\n> body {l}"), 2),
+        5 => (format!("```\n{l}\n```"), 0),
+        6 => (format!("- item\n  ```sh\n  {l}\n  ```\n- after {l}"), 1),
+        7 => (format!("- ```sh\n  {l}\n  ```\n\n{l}"), 1),
+        8 => (
+            format!("- a\n    - b\n\n      ```\n      {l}\n      ```\n\n{l}"),
+            1,
+        ),
+        9 => (format!("> ```\n> {l}\n> ```\n> {l}"), 1),
+        10 => (format!("> [!note]\n> ~~~md\n> {l}\n> ~~~\n\n{l}"), 1),
+        11 => (format!("a `code\n{l}` b {l}"), 1),
+        12 => (format!("\\`{l}` real"), 1),
+        13 => (format!("1. one\n   ```\n   {l}\n   ```\n2. two {l}"), 1),
+        14 => (
+            format!("> - quoted item\n>   ```\n>   {l}\n>   ```\n> - {l}"),
+            1,
+        ),
+        15 => (format!("``{l}`` and `{l}`"), 0),
+        16 => (format!("%% {l} %% and <!-- {l} --> then {l}"), 1),
+        _ => (format!("| a | b |\n|---|---|\n| {l} | `{l}` |"), 1),
+    })
+}
+
+/// The texts of the code in a body, as pulldown-cmark finds it.
+fn code_texts(text: &str) -> Vec<String> {
+    oracle::oracle(text)
+        .code
+        .into_iter()
+        .map(|r| text[r].to_string())
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+
+    #[test]
+    fn a_move_rewrites_every_real_link_and_no_code(blocks in prop::collection::vec(move_block(), 1..7)) {
+        let body = blocks.iter().map(|b| b.0.as_str()).collect::<Vec<_>>().join("\n\n") + "\n";
+        let real: usize = blocks.iter().map(|b| b.1).sum();
+        let dir = tempfile::tempdir().expect("tmp");
+        std::fs::create_dir_all(dir.path().join("a")).expect("mkdir");
+        std::fs::write(dir.path().join("a/t.md"), "# T\n\n## Part\n").expect("write");
+        std::fs::write(dir.path().join("x.md"), &body).expect("write");
+        let before = Vault::open(dir.path()).expect("open");
+        prop_assert_eq!(link_targets(&before).len(), real, "links found before the move in {:?}", body);
+        let mut gate = Gate::new(before, Policy::default(), Journal::in_memory(), false);
+        let outcome = gate.move_file("a/t.md", "b/t.md").expect("move");
+        prop_assert_eq!(&outcome.to, "b/t.md");
+        let after_text = std::fs::read_to_string(dir.path().join("x.md")).expect("read");
+        // no byte inside code changed: the same code, in the same order, with the same text
+        prop_assert_eq!(code_texts(&after_text), code_texts(&body), "{}", after_text);
+        // every real link was rewritten: each still finds the moved note
+        let after = Vault::open(dir.path()).expect("reopen");
+        let targets = link_targets(&after);
+        prop_assert_eq!(targets.len(), real, "{}", after_text);
+        for t in targets {
+            prop_assert_eq!(t.as_deref(), Some("b/t.md"), "{}", after_text);
+        }
+    }
+}
+
+/// Where each link of `x.md` (wikilinks, embeds and Markdown links) leads.
+fn link_targets(vault: &Vault) -> Vec<Option<String>> {
+    let Some(x) = vault.notes.iter().position(|n| n.path == "x.md") else {
+        return Vec::new();
+    };
+    let file = |r: Resolution| match r {
+        Resolution::File { id, .. } => Some(vault.files.paths[id].clone()),
+        _ => None,
+    };
+    let mut out: Vec<Option<String>> = vault.resolved[x].iter().map(|r| file(*r)).collect();
+    for l in &vault.notes[x].markdown_links {
+        out.push(file(vault.files.resolve("x.md", &l.target)));
+    }
+    out
+}

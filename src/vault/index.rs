@@ -15,8 +15,10 @@ use serde::{Deserialize, Serialize};
 use super::note::Note;
 use super::resolve::Resolution;
 
-/// Bump when the layout of [`Note`] or of this file changes: an older index is then rebuilt.
-pub const FORMAT: u32 = 6;
+/// Bump when the layout of [`Note`] or of this file changes, or when the rules that fill a
+/// `Note` change (7: container-aware code masking, `[[]]` is text): an older index is then
+/// rebuilt instead of answering with links read by the old rules.
+pub const FORMAT: u32 = 7;
 /// How close to the index's own time a modification must be to be distrusted.
 const RACY_NS: i128 = 2_000_000_000;
 /// Notes per independently encoded chunk: chunks are encoded and decoded in parallel.

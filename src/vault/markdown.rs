@@ -99,10 +99,24 @@ fn memchr_newline(bytes: &[u8]) -> Option<usize> {
     bytes.iter().position(|&b| b == b'\n')
 }
 
+mod code;
+
+pub use code::code_ranges;
+
+use memchr::memmem::Finder;
+
+/// Substring finders built once: `memmem::find` builds a searcher per call, which showed in
+/// profiles of full passes (several calls per note, one per wikilink).
+static FIND_COMMENT_PCT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"%%"));
+static FIND_COMMENT_HTML: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"<!--"));
+static FIND_WIKI_OPEN: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"[["));
+static FIND_MD_LINK: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"]("));
+
 /// Returns a copy of `text` where everything links and tags must not be read from is replaced
 /// by spaces (line breaks kept), so byte offsets in the masked text are offsets in the original.
 ///
-/// Masked, in this order: the frontmatter block, fenced code blocks, inline code spans, closed
+/// Masked, in this order: the frontmatter block, code (fenced code blocks and inline code spans
+/// as CommonMark finds them, inside lists, quotes and callouts too; see [`code_ranges`]), closed
 /// `%% … %%` comments and closed `<!-- … -->` comments.
 pub fn mask(text: &str, frontmatter: Option<&FrontmatterBlock>) -> String {
     let start = frontmatter.map_or(0, |f| f.block.end.min(text.len()));
@@ -116,16 +130,17 @@ pub fn mask(text: &str, frontmatter: Option<&FrontmatterBlock>) -> String {
 /// (no backtick, no tilde, no `%%`, no `<!--`), which is most notes.
 pub fn mask_body(body: &str) -> Cow<'_, str> {
     let b = body.as_bytes();
+    // without a backtick or a tilde there is neither a fence nor a code span
     let code = memchr::memchr2(b'`', b'~', b).is_some();
-    let comments =
-        memchr::memmem::find(b, b"%%").is_some() || memchr::memmem::find(b, b"<!--").is_some();
+    let comments = FIND_COMMENT_PCT.find(b).is_some() || FIND_COMMENT_HTML.find(b).is_some();
     if !code && !comments {
         return Cow::Borrowed(body);
     }
     let mut bytes = b.to_vec();
     if code {
-        mask_fences(&mut bytes);
-        mask_code_spans(&mut bytes);
+        for r in code_ranges(body) {
+            blank(&mut bytes, r);
+        }
     }
     if comments {
         mask_delimited(&mut bytes, b"%%", b"%%");
@@ -139,107 +154,15 @@ pub fn mask_body(body: &str) -> Cow<'_, str> {
     )
 }
 
+/// Replaces every byte of `range` but line feeds by a space (a fenced block is whole lines:
+/// filled line by line rather than tested byte by byte).
 fn blank(bytes: &mut [u8], range: Range<usize>) {
     let end = range.end.min(bytes.len());
-    for b in &mut bytes[range.start.min(end)..end] {
-        if *b != b'\n' {
-            *b = b' ';
-        }
-    }
-}
-
-/// An opening fence: (character, run length) if the line opens a fenced code block.
-fn fence_open(line: &[u8]) -> Option<(u8, usize)> {
-    let indent = line.iter().take_while(|&&b| b == b' ').count();
-    if indent > 3 {
-        return None;
-    }
-    let rest = &line[indent..];
-    let ch = *rest.first()?;
-    if ch != b'`' && ch != b'~' {
-        return None;
-    }
-    let run = rest.iter().take_while(|&&b| b == ch).count();
-    if run < 3 {
-        return None;
-    }
-    if ch == b'`' && rest[run..].contains(&b'`') {
-        return None;
-    }
-    Some((ch, run))
-}
-
-fn fence_closes(line: &[u8], ch: u8, open_len: usize) -> bool {
-    let indent = line.iter().take_while(|&&b| b == b' ').count();
-    if indent > 3 {
-        return false;
-    }
-    let rest = &line[indent..];
-    let run = rest.iter().take_while(|&&b| b == ch).count();
-    run >= open_len && rest[run..].iter().all(|b| b.is_ascii_whitespace())
-}
-
-fn mask_fences(bytes: &mut [u8]) {
-    let text_len = bytes.len();
-    let mut pos = 0;
-    let mut open: Option<(u8, usize, usize)> = None; // (char, len, block start)
-    while pos < text_len {
-        let end = bytes[pos..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(text_len, |i| pos + i);
-        let next = if end < text_len { end + 1 } else { end };
-        let line = &bytes[pos..end];
-        match open {
-            None => {
-                if let Some((ch, len)) = fence_open(line) {
-                    open = Some((ch, len, pos));
-                }
-            }
-            Some((ch, len, start)) => {
-                if fence_closes(line, ch, len) {
-                    blank(bytes, start..end);
-                    open = None;
-                }
-            }
-        }
-        pos = next;
-    }
-    if let Some((_, _, start)) = open {
-        blank(bytes, start..text_len);
-    }
-}
-
-fn mask_code_spans(bytes: &mut [u8]) {
-    let len = bytes.len();
-    let mut i = 0;
-    while i < len {
-        if bytes[i] != b'`' {
-            i += 1;
-            continue;
-        }
-        let run = bytes[i..].iter().take_while(|&&b| b == b'`').count();
-        let mut j = i + run;
-        let mut closed = None;
-        while j < len && bytes[j] != b'\n' {
-            if bytes[j] == b'`' {
-                let other = bytes[j..].iter().take_while(|&&b| b == b'`').count();
-                if other == run {
-                    closed = Some(j + other);
-                    break;
-                }
-                j += other;
-            } else {
-                j += 1;
-            }
-        }
-        match closed {
-            Some(end) => {
-                blank(bytes, i..end);
-                i = end;
-            }
-            None => i += run,
-        }
+    let mut from = range.start.min(end);
+    while from < end {
+        let stop = memchr::memchr(b'\n', &bytes[from..end]).map_or(end, |i| from + i);
+        bytes[from..stop].fill(b' ');
+        from = stop + 1;
     }
 }
 
@@ -309,20 +232,21 @@ pub fn parse_link_inner(inner: &str) -> (String, Option<String>, Option<String>,
     (target.trim().to_string(), subpath, alias, escaped)
 }
 
-/// Every wikilink and embed in a masked text: `[[`, then anything but `[`, `]` and line breaks,
-/// then `]]`, leftmost first; a `!` just before makes it an embed.
+/// Every wikilink and embed in a masked text: `[[`, then at least one character that is not `[`,
+/// `]` or a line break, then `]]`, leftmost first; a `!` just before makes it an embed.
 pub fn wikilinks(masked: &str) -> Vec<WikiLink> {
     let bytes = masked.as_bytes();
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(p) = memchr::memmem::find(&bytes[from..], b"[[").map(|p| p + from) {
+    while let Some(p) = FIND_WIKI_OPEN.find(&bytes[from..]).map(|p| p + from) {
         let inner_start = p + 2;
         let stop = bytes[inner_start..]
             .iter()
             .position(|&b| matches!(b, b'[' | b']' | b'\n'))
             .map(|q| q + inner_start);
         match stop {
-            Some(q) if bytes[q] == b']' && bytes.get(q + 1) == Some(&b']') => {
+            // `[[]]` is text (Obsidian shows it as written): a link needs one character inside
+            Some(q) if q > inner_start && bytes[q] == b']' && bytes.get(q + 1) == Some(&b']') => {
                 let embed = p > from && bytes[p - 1] == b'!';
                 let start = if embed { p - 1 } else { p };
                 let (target, subpath, alias, escaped_pipe) =
@@ -355,25 +279,23 @@ pub struct MarkdownLink {
     pub fragment: Option<String>,
 }
 
-static MDLINK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(!?)\[[^\]\n]*\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+[^)\n]*)?\)").expect("static regex")
-});
-
 /// Markdown links to local files (URLs with a scheme and pure `#anchors` are left out).
+///
+/// The grammar is the regex `(!?)\[[^\]\n]*\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+[^)\n]*)?\)`
+/// (leftmost-first, as the `regex` crate reads it), scanned by hand: the regex ran in the
+/// bounded backtracker on notes with long URLs and several links per line (a quarter of a
+/// full pass on real vaults). A property test checks the scanner against the regex.
 pub fn markdown_links(masked: &str) -> Vec<MarkdownLink> {
     let mut out = Vec::new();
-    if memchr::memmem::find(masked.as_bytes(), b"](").is_none() {
+    if FIND_MD_LINK.find(masked.as_bytes()).is_none() {
         return out;
     }
-    for c in MDLINK.captures_iter(masked) {
-        let (Some(whole), Some(dest)) = (c.get(0), c.get(2)) else {
-            continue;
-        };
-        let raw = dest.as_str();
+    for m in MdLinkScanner::new(masked) {
+        let raw = &masked[m.dest.clone()];
         let (raw, dest_span) = if raw.starts_with('<') && raw.ends_with('>') && raw.len() >= 2 {
-            (&raw[1..raw.len() - 1], dest.start() + 1..dest.end() - 1)
+            (&raw[1..raw.len() - 1], m.dest.start + 1..m.dest.end - 1)
         } else {
-            (raw, dest.range())
+            (raw, m.dest.clone())
         };
         if raw.is_empty() || raw.starts_with('#') || has_scheme(raw) {
             continue;
@@ -386,14 +308,167 @@ pub fn markdown_links(masked: &str) -> Vec<MarkdownLink> {
             .decode_utf8_lossy()
             .into_owned();
         out.push(MarkdownLink {
-            span: whole.range(),
+            span: m.whole,
             dest_span,
-            embed: c.get(1).is_some_and(|m| !m.as_str().is_empty()),
+            embed: m.embed,
             target,
             fragment,
         });
     }
     out
+}
+
+/// One match of the Markdown-link grammar: the whole match and the destination as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MdLinkMatch {
+    pub whole: Range<usize>,
+    pub dest: Range<usize>,
+    pub embed: bool,
+}
+
+/// "The first position at or after `x` where a predicate holds", remembered: queries come in
+/// (nearly) increasing order, and a query inside the stretch scanned last time is answered
+/// without scanning it again. This keeps the link scanner linear on lines holding hundreds of
+/// `[…](` starts that share one long destination or one unclosed title.
+#[derive(Default)]
+struct NextMemo {
+    from: usize,
+    found: usize,
+    valid: bool,
+}
+
+impl NextMemo {
+    fn next(&mut self, s: &str, x: usize, stop: impl Fn(char) -> bool) -> usize {
+        if self.valid && x >= self.from && x <= self.found {
+            return self.found;
+        }
+        let limit = if self.valid && x < self.from {
+            self.from
+        } else {
+            s.len()
+        };
+        let mut found = None;
+        for (i, c) in s[x..limit].char_indices() {
+            if stop(c) {
+                found = Some(x + i);
+                break;
+            }
+        }
+        let found = match found {
+            Some(f) => f,
+            // nothing before the stretch scanned last time: its answer holds
+            None if limit < s.len() => self.found,
+            None => s.len(),
+        };
+        *self = NextMemo {
+            from: x,
+            found,
+            valid: true,
+        };
+        found
+    }
+}
+
+/// Iterates over the matches of the Markdown-link grammar, leftmost first, not overlapping.
+pub struct MdLinkScanner<'a> {
+    s: &'a str,
+    /// Where the next match may start (the end of the previous one).
+    from: usize,
+    /// The next `[` to try.
+    at: usize,
+    bracket_end: NextMemo,
+    space_end: NextMemo,
+    dest_end: NextMemo,
+    angle_end: NextMemo,
+    title_end: NextMemo,
+}
+
+impl<'a> MdLinkScanner<'a> {
+    pub fn new(s: &'a str) -> Self {
+        MdLinkScanner {
+            s,
+            from: 0,
+            at: 0,
+            bracket_end: NextMemo::default(),
+            space_end: NextMemo::default(),
+            dest_end: NextMemo::default(),
+            angle_end: NextMemo::default(),
+            title_end: NextMemo::default(),
+        }
+    }
+
+    /// `\s+[^)\n]*\)` or `\)` from `r`: the end of the match.
+    fn tail(&mut self, r: usize) -> Option<usize> {
+        let b = self.s.as_bytes();
+        match b.get(r)? {
+            b')' => Some(r + 1),
+            _ => {
+                let t = self.space_end.next(self.s, r, |c| !c.is_whitespace());
+                if t == r {
+                    return None;
+                }
+                let u = self.title_end.next(self.s, t, |c| c == ')' || c == '\n');
+                (b.get(u) == Some(&b')')).then_some(u + 1)
+            }
+        }
+    }
+
+    /// A match whose `[` is at `open`: (end, destination).
+    fn at_bracket(&mut self, open: usize) -> Option<(usize, Range<usize>)> {
+        let b = self.s.as_bytes();
+        let close = self
+            .bracket_end
+            .next(self.s, open + 1, |c| c == ']' || c == '\n');
+        if b.get(close) != Some(&b']') || b.get(close + 1) != Some(&b'(') {
+            return None;
+        }
+        let p = self
+            .space_end
+            .next(self.s, close + 2, |c| !c.is_whitespace());
+        if b.get(p) == Some(&b'<') {
+            let q = self
+                .angle_end
+                .next(self.s, p + 1, |c| c == '>' || c == '\n');
+            if b.get(q) == Some(&b'>')
+                && let Some(end) = self.tail(q + 1)
+            {
+                return Some((end, p..q + 1));
+            }
+        }
+        let r = self
+            .dest_end
+            .next(self.s, p, |c| c == ')' || c.is_whitespace());
+        if r == p {
+            return None;
+        }
+        let end = self.tail(r)?;
+        Some((end, p..r))
+    }
+}
+
+impl Iterator for MdLinkScanner<'_> {
+    type Item = MdLinkMatch;
+
+    fn next(&mut self) -> Option<MdLinkMatch> {
+        let b = self.s.as_bytes();
+        while self.at < b.len() {
+            let open = memchr::memchr(b'[', &b[self.at..])? + self.at;
+            self.at = open + 1;
+            if let Some((end, dest)) = self.at_bracket(open) {
+                // a `!` just before (and after the previous match) makes it an image
+                let embed = open > self.from && b[open - 1] == b'!';
+                let start = if embed { open - 1 } else { open };
+                self.from = end;
+                self.at = end;
+                return Some(MdLinkMatch {
+                    whole: start..end,
+                    dest,
+                    embed,
+                });
+            }
+        }
+        None
+    }
 }
 
 fn has_scheme(s: &str) -> bool {
@@ -432,6 +507,71 @@ pub fn inline_tags(masked: &str) -> Vec<(Range<usize>, String)> {
     out
 }
 
+/// The task regex, kept for the rare line whose list number holds a non-ASCII digit (`\d` is
+/// Unicode); every other line is read by [`task_line`].
+static TASK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*(?:[-*+]|\d+[.)])\s+\[(.)\]\s+(.*)$").expect("static regex"));
+
+/// A block id at the end of a line: `(?:^|\s)\^([A-Za-z0-9-]+)\s*$`, by hand. Only the last `^`
+/// of a line can match (the id and the trailing space hold no `^`).
+pub fn block_id(line: &str) -> Option<&str> {
+    let caret = line.rfind('^')?;
+    if !line[..caret]
+        .chars()
+        .next_back()
+        .is_none_or(char::is_whitespace)
+    {
+        return None;
+    }
+    let rest = &line[caret + 1..];
+    let len = rest
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'-')
+        .count();
+    (len > 0 && rest[len..].chars().all(char::is_whitespace)).then(|| &rest[..len])
+}
+
+/// A task line: `^\s*(?:[-*+]|\d+[.)])\s+\[(.)\]\s+(.*)$`, by hand: (the mark, the text).
+pub fn task_line(line: &str) -> Option<(&str, &str)> {
+    let rest = line.trim_start();
+    let by_regex = || {
+        let c = TASK.captures(line)?;
+        Some((c.get(1)?.as_str(), c.get(2)?.as_str()))
+    };
+    let marker = match rest.as_bytes().first()? {
+        b'-' | b'*' | b'+' => 1,
+        // a non-ASCII character may be a Unicode digit, which `\d` accepts
+        b if *b >= 0x80 => return by_regex(),
+        b'0'..=b'9' => {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            match rest.as_bytes().get(digits) {
+                Some(b'.' | b')') => digits + 1,
+                // a non-ASCII character may be a Unicode digit, which `\d` accepts
+                Some(b) if *b >= 0x80 => return by_regex(),
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    let after = &rest[marker..];
+    let body = after.trim_start();
+    if body.len() == after.len() || !body.starts_with('[') {
+        return None;
+    }
+    let mut chars = body[1..].char_indices();
+    let (_, mark) = chars.next()?;
+    let close = 1 + mark.len_utf8();
+    if body.as_bytes().get(close) != Some(&b']') {
+        return None;
+    }
+    let tail = &body[close + 1..];
+    let text = tail.trim_start();
+    if text.len() == tail.len() {
+        return None;
+    }
+    Some((&body[1..close], text))
+}
+
 /// A heading line: `# Title` up to `###### Title`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Heading {
@@ -448,23 +588,38 @@ pub struct Task {
     pub line: usize,
 }
 
-static BLOCK_ID: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?:^|\s)\^([A-Za-z0-9-]+)\s*$").expect("static regex"));
-static TASK: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s*(?:[-*+]|\d+[.)])\s+\[(.)\]\s+(.*)$").expect("static regex"));
-
 /// Headings, block ids and tasks, read line by line from the masked text.
 pub fn structure(masked: &str) -> (Vec<Heading>, Vec<String>, Vec<Task>) {
     let mut headings = Vec::new();
     let mut blocks = Vec::new();
     let mut tasks = Vec::new();
-    for (n, line) in masked.lines().enumerate() {
-        let line_no = n + 1;
+    let bytes = masked.as_bytes();
+    // masked code is long runs of spaces: the per-line tests below must not walk them char by
+    // char; and a line is searched for a block id only when a `^` is known to be on it
+    let mut carets = memchr::memchr_iter(b'^', bytes).peekable();
+    let mut start = 0;
+    let mut line_no = 0;
+    let mut ends = memchr::memchr_iter(b'\n', bytes);
+    while start < bytes.len() {
+        let end = ends.next().unwrap_or(bytes.len());
+        let line = &masked[start..end];
+        line_no += 1;
+        while carets.next_if(|&c| c < start).is_some() {}
+        let has_caret = carets.peek().is_some_and(|&c| c < end);
+        start = end + 1;
         let trimmed = line.trim_end_matches('\r');
-        let hashes = trimmed.bytes().take_while(|&b| b == b'#').count();
-        if (1..=6).contains(&hashes) {
+        let lead = match trimmed.bytes().find(|&b| b != b' ' && b != b'\t') {
+            None => continue,
+            // a non-ASCII byte may start Unicode whitespace
+            Some(b) if b >= 0x80 => trimmed.trim_start().bytes().next(),
+            Some(b) => Some(b),
+        };
+        if lead == Some(b'#') {
+            let hashes = trimmed.bytes().take_while(|&b| b == b'#').count();
             let rest = &trimmed[hashes..];
-            if rest.is_empty() || rest.starts_with(' ') || rest.starts_with('\t') {
+            if (1..=6).contains(&hashes)
+                && (rest.is_empty() || rest.starts_with(' ') || rest.starts_with('\t'))
+            {
                 headings.push(Heading {
                     level: hashes as u8,
                     text: rest.trim().trim_end_matches('#').trim().to_string(),
@@ -472,22 +627,16 @@ pub fn structure(masked: &str) -> (Vec<Heading>, Vec<String>, Vec<Task>) {
                 });
             }
         }
-        // cheap byte tests first: most lines are neither block ids nor tasks
-        if trimmed.contains('^')
-            && let Some(c) = BLOCK_ID.captures(trimmed)
-            && let Some(m) = c.get(1)
-        {
-            blocks.push(m.as_str().to_string());
+        if has_caret && let Some(id) = block_id(trimmed) {
+            blocks.push(id.to_string());
         }
-        let lead = trimmed.trim_start().bytes().next();
         if lead.is_some_and(|b| matches!(b, b'-' | b'*' | b'+') || b.is_ascii_digit())
-            && trimmed.contains('[')
-            && let Some(c) = TASK.captures(trimmed)
+            && memchr::memchr(b'[', trimmed.as_bytes()).is_some()
+            && let Some((mark, text)) = task_line(trimmed)
         {
-            let mark = c.get(1).map_or("", |m| m.as_str());
             tasks.push(Task {
                 done: mark != " ",
-                text: c.get(2).map_or("", |m| m.as_str()).trim().to_string(),
+                text: text.trim().to_string(),
                 line: line_no,
             });
         }
@@ -563,6 +712,25 @@ mod tests {
     }
 
     #[test]
+    fn empty_wikilinks_are_text() {
+        assert!(wikilinks("[[]] ![[]] [[]]]").is_empty());
+        assert_eq!(wikilinks("[[]][[a]]").len(), 1);
+    }
+
+    #[test]
+    fn markdown_links_on_long_lines_stay_linear() {
+        // hundreds of link starts sharing one destination run and one unclosed title
+        let line = "[a](b".repeat(20_000) + " t".repeat(20_000).as_str();
+        let t = std::time::Instant::now();
+        assert!(markdown_links(&line).is_empty());
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(2),
+            "{:?}",
+            t.elapsed()
+        );
+    }
+
+    #[test]
     fn link_parts() {
         let links = wikilinks("[[Note#Head|Shown]] ![[img.png|100]] [[#Self]] [[T\\|A]]");
         assert_eq!(links[0].target, "Note");
@@ -612,7 +780,7 @@ mod tests {
 
         /// The wikilink grammar as a regex: the reference the hand-written scanner must match.
         fn by_regex(text: &str) -> Vec<(Range<usize>, bool, String)> {
-            let re = Regex::new(r"(!?)\[\[([^\[\]\n]*)\]\]").expect("regex");
+            let re = Regex::new(r"(!?)\[\[([^\[\]\n]+)\]\]").expect("regex");
             re.captures_iter(text)
                 .map(|c| {
                     let whole = c.get(0).map_or(0..0, |m| m.range());
@@ -624,6 +792,48 @@ mod tests {
                     )
                 })
                 .collect()
+        }
+
+        /// The Markdown-link grammar as the regex it was written as before the hand scanner.
+        fn md_by_regex(text: &str) -> Vec<MdLinkMatch> {
+            let re = Regex::new(r"(!?)\[[^\]\n]*\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+[^)\n]*)?\)")
+                .expect("regex");
+            re.captures_iter(text)
+                .filter_map(|c| {
+                    Some(MdLinkMatch {
+                        whole: c.get(0)?.range(),
+                        dest: c.get(2)?.range(),
+                        embed: c.get(1).is_some_and(|m| !m.as_str().is_empty()),
+                    })
+                })
+                .collect()
+        }
+
+        fn block_id_by_regex(line: &str) -> Option<String> {
+            let re = Regex::new(r"(?:^|\s)\^([A-Za-z0-9-]+)\s*$").expect("regex");
+            re.captures(line)
+                .and_then(|c| c.get(1))
+                .map(|m| m.as_str().to_string())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(3000))]
+            #[test]
+            fn markdown_link_scanner_matches_the_regex(
+                text in "([\\[\\]()<>!a# \n\u{a0}\u{2003}é]|\\]\\(|https://x\\.y/z){0,40}"
+            ) {
+                prop_assert_eq!(MdLinkScanner::new(&text).collect::<Vec<_>>(), md_by_regex(&text));
+            }
+
+            #[test]
+            fn block_ids_and_tasks_match_their_regexes(line in "[ \t\u{a0}]{0,2}([-*+]|[0-9]{1,2}[.)]|\u{661}\\.)?[ \u{a0}]{0,2}(\\[.\\])?[ ]{0,2}[a-z^ \t\u{a0}#-]{0,12}") {
+                prop_assert_eq!(block_id(&line).map(str::to_string), block_id_by_regex(&line));
+                let by_regex = TASK.captures(&line).map(|c| {
+                    (c.get(1).map_or("", |m| m.as_str()).to_string(), c.get(2).map_or("", |m| m.as_str()).to_string())
+                });
+                let by_hand = task_line(&line).map(|(m, t)| (m.to_string(), t.to_string()));
+                prop_assert_eq!(by_hand, by_regex);
+            }
         }
 
         proptest! {

@@ -1,0 +1,1102 @@
+//! Where the code is in a note body: CommonMark's block structure, reduced to what decides code.
+//!
+//! Links and tags must not be read from code, and a move must not rewrite a link shown as code.
+//! Code is found the way CommonMark finds it, containers included: a fence opens wherever a
+//! block can start — at the top level, in a list item at any depth (also on the marker line,
+//! `- ```sh`), in a blockquote or a callout — and closes with a fence of the same character at
+//! least as long, or with its container. Code spans are read per paragraph (so they run over line
+//! breaks but never out of their paragraph) and a backslash-escaped backtick opens nothing.
+//!
+//! This is a single pass over the lines with a stack of open containers, the algorithm of the
+//! CommonMark reference parser cut down to the blocks that change where code is: block quotes,
+//! list items, fenced and indented code, HTML blocks (a fence inside one is raw HTML, not code),
+//! paragraphs, headings and thematic breaks. Inline, the constructs that can take precedence
+//! over a code span are modelled where they start first: HTML comments, processing
+//! instructions, declarations and CDATA (over lines), tags and autolinks (on one line). Links,
+//! link reference definitions and GFM tables are not; `tests/markdown_oracle.rs` compares the
+//! result with `pulldown-cmark` on every note of the corpora and on generated notes, and
+//! `tests/oracle/mod.rs` lists where and why the two are allowed to differ.
+//!
+//! Deliberate difference: an indented (4-space) code block at the top level is *not* code (the
+//! vault spec's rule; people indent prose), but it stays a block of its own, so the lines after
+//! it are structured as CommonMark structures them. Its lines are read like a paragraph: code
+//! spans inside are code.
+//!
+//! Every step looks at each byte a bounded number of times (container nesting is capped at
+//! `MAX_DEPTH` for blank lines, code-span closers are found through a table of next runs):
+//! the cost is linear in the note.
+
+use std::ops::Range;
+
+/// The code in `body`: fenced code blocks (from the opening fence to the end of the closing
+/// fence line, or to the end of the block's container) and inline code spans (backticks
+/// included), in text order, not overlapping. `body` is a note without its frontmatter.
+pub fn code_ranges(body: &str) -> Vec<Range<usize>> {
+    let mut s = Scanner::new(body.as_bytes());
+    s.run();
+    s.out.sort_by_key(|r| r.start);
+    s.out
+}
+
+/// Containers nested deeper than this are not opened (their markers are read as text): every
+/// line, blank ones included, is matched against every open container, so an unbounded depth
+/// (`- - - - … x` opens one list per two bytes) would make a note of blank lines quadratic.
+const MAX_DEPTH: usize = 100;
+
+/// An open container block.
+#[derive(Debug, Clone, Copy)]
+enum Container {
+    Quote,
+    /// A list item: `width` is the column its content starts at, relative to the column the
+    /// item's marker line started at after its parents (the marker's indent, marker and padding).
+    Item {
+        width: usize,
+        has_child: bool,
+    },
+}
+
+/// The open leaf block of the innermost container.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Leaf {
+    None,
+    /// A paragraph; its lines are in `Scanner::para`.
+    Para,
+    /// An indented code block (read like a paragraph, see the module comment).
+    Indented,
+    /// A fenced code block: fence character, fence length, where the opening fence starts and
+    /// where the last line that belongs to the block ends.
+    Fence {
+        ch: u8,
+        len: usize,
+        start: usize,
+        end: usize,
+    },
+    /// An HTML block of one of CommonMark's seven kinds.
+    Html(u8),
+}
+
+/// A position in the current line: byte offset and visual column (tabs stop every 4 columns).
+/// A tab partly consumed by a container leaves `pos` on the tab and `col` inside it.
+#[derive(Debug, Clone, Copy)]
+struct Cursor {
+    pos: usize,
+    col: usize,
+}
+
+struct Scanner<'a> {
+    b: &'a [u8],
+    containers: Vec<Container>,
+    leaf: Leaf,
+    /// Content ranges of the lines of the open paragraph (or indented block).
+    para: Vec<Range<usize>>,
+    out: Vec<Range<usize>>,
+    /// Reused by the code-span matcher.
+    runs: Vec<Run>,
+    comments: Vec<Range<usize>>,
+}
+
+/// A run of backticks inside a paragraph.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    start: usize,
+    len: usize,
+    /// Preceded by a backslash that is not itself escaped: the first backtick is literal text.
+    escaped: bool,
+}
+
+impl<'a> Scanner<'a> {
+    fn new(b: &'a [u8]) -> Self {
+        Scanner {
+            b,
+            containers: Vec::new(),
+            leaf: Leaf::None,
+            para: Vec::new(),
+            out: Vec::new(),
+            runs: Vec::new(),
+            comments: Vec::new(),
+        }
+    }
+
+    fn run(&mut self) {
+        let len = self.b.len();
+        let mut pos = 0;
+        while pos < len {
+            let nl = memchr::memchr(b'\n', &self.b[pos..]).map_or(len, |i| pos + i);
+            // a CR before the line feed belongs to the line break
+            let end = if nl > pos && self.b[nl - 1] == b'\r' {
+                nl - 1
+            } else {
+                nl
+            };
+            self.line(pos, end);
+            pos = if nl < len { nl + 1 } else { len };
+        }
+        self.close_leaf();
+    }
+
+    /// Columns of spaces and tabs from `c`, and the cursor at the first other byte.
+    fn indent(&self, c: Cursor, end: usize) -> (usize, Cursor) {
+        let mut p = c.pos;
+        let mut col = c.col;
+        while p < end {
+            match self.b[p] {
+                b' ' => col += 1,
+                b'\t' => col = (col / 4 + 1) * 4,
+                _ => break,
+            }
+            p += 1;
+        }
+        (col - c.col, Cursor { pos: p, col })
+    }
+
+    /// Whether `pos..end` holds only whitespace (a vertical tab and a form feed count, as for
+    /// pulldown-cmark: a line of them is blank).
+    fn blank_from(&self, pos: usize, end: usize) -> bool {
+        self.b[pos.min(end)..end].iter().all(|&b| is_space(b))
+    }
+
+    /// Moves `c` forward by `n` columns of whitespace, splitting a tab when needed.
+    fn advance_cols(&self, c: &mut Cursor, mut n: usize, end: usize) {
+        while n > 0 && c.pos < end {
+            match self.b[c.pos] {
+                b'\t' => {
+                    let to_stop = 4 - c.col % 4;
+                    if to_stop > n {
+                        c.col += n;
+                        return;
+                    }
+                    c.col += to_stop;
+                    c.pos += 1;
+                    n -= to_stop;
+                }
+                b' ' => {
+                    c.col += 1;
+                    c.pos += 1;
+                    n -= 1;
+                }
+                _ => return,
+            }
+        }
+    }
+
+    fn line(&mut self, start: usize, end: usize) {
+        let mut cur = Cursor { pos: start, col: 0 };
+        // 1. which open containers does this line continue?
+        let mut matched = 0;
+        while matched < self.containers.len() {
+            match self.containers[matched] {
+                Container::Quote => {
+                    // up to 3 columns of indent before `>`, as pulldown-cmark counts them: a
+                    // tab that starts within those columns counts as reaching the marker
+                    let mut q = cur;
+                    let mut used = 0;
+                    while used < 3 && q.pos < end && matches!(self.b[q.pos], b' ' | b'\t') {
+                        let w = if self.b[q.pos] == b'\t' {
+                            4 - q.col % 4
+                        } else {
+                            1
+                        };
+                        used += w;
+                        q.col += w;
+                        q.pos += 1;
+                    }
+                    if q.pos < end && self.b[q.pos] == b'>' {
+                        cur = Cursor {
+                            pos: q.pos + 1,
+                            col: q.col + 1,
+                        };
+                        // one optional space (or one column of a tab) after `>`
+                        if cur.pos < end && matches!(self.b[cur.pos], b' ' | b'\t') {
+                            self.advance_cols(&mut cur, 1, end);
+                        }
+                    } else {
+                        break;
+                    }
+                }
+                Container::Item { width, has_child } => {
+                    let (ind, first) = self.indent(cur, end);
+                    if self.blank_from(first.pos, end) {
+                        // an item that began with a blank line and holds nothing yet ends at
+                        // the next blank line
+                        if !has_child {
+                            break;
+                        }
+                        cur = first;
+                    } else if ind >= width {
+                        self.advance_cols(&mut cur, width, end);
+                    } else {
+                        break;
+                    }
+                }
+            }
+            matched += 1;
+        }
+        let all_matched = matched == self.containers.len();
+
+        // 2. a fence, HTML block or indented block in a fully continued container goes on
+        if all_matched {
+            match self.leaf {
+                Leaf::Fence { ch, len, start, .. } => {
+                    let (ind, first) = self.indent(cur, end);
+                    if ind <= 3 && self.closes_fence(first.pos, end, ch, len) {
+                        self.out.push(start..end);
+                        self.leaf = Leaf::None;
+                    } else {
+                        self.leaf = Leaf::Fence {
+                            ch,
+                            len,
+                            start,
+                            end,
+                        };
+                    }
+                    return;
+                }
+                Leaf::Html(kind) => {
+                    let (_, first) = self.indent(cur, end);
+                    // kinds 6 and 7 end at a blank line, the others at their end marker
+                    let ends = if kind >= 6 {
+                        self.blank_from(first.pos, end)
+                    } else {
+                        html_block_ends(kind, &self.b[cur.pos..end])
+                    };
+                    if ends {
+                        self.leaf = Leaf::None;
+                    }
+                    return;
+                }
+                Leaf::Indented => {
+                    let (ind, first) = self.indent(cur, end);
+                    if self.blank_from(first.pos, end) {
+                        return;
+                    }
+                    if ind >= 4 {
+                        self.advance_cols(&mut cur, 4, end);
+                        self.para.push(cur.pos..end);
+                        return;
+                    }
+                    self.close_leaf();
+                }
+                Leaf::None | Leaf::Para => {}
+            }
+        }
+
+        // 3. new blocks
+        let para_open = self.leaf == Leaf::Para;
+        // the paragraph can be interrupted only where it is open, not lazily
+        let container_is_para = all_matched && para_open;
+        let mut opened = false;
+        loop {
+            let (ind, first) = self.indent(cur, end);
+            let p = first.pos;
+            let blank = self.blank_from(p, end);
+            let indented = ind >= 4;
+            let rest = &self.b[p..end];
+            // once a container opened on this line, the paragraph before is closed
+            let para_now = self.leaf == Leaf::Para;
+            let room = self.containers.len() < MAX_DEPTH;
+            if room && !indented && !blank && rest[0] == b'>' {
+                self.open(&mut opened, matched);
+                self.push_container(Container::Quote);
+                cur = Cursor {
+                    pos: p + 1,
+                    col: first.col + 1,
+                };
+                if cur.pos < end && matches!(self.b[cur.pos], b' ' | b'\t') {
+                    self.advance_cols(&mut cur, 1, end);
+                }
+                continue;
+            }
+            if !indented && !blank {
+                if let Some(level_end) = atx_heading(rest) {
+                    self.open(&mut opened, matched);
+                    self.close_leaf();
+                    self.mark_child();
+                    self.para.push(p + level_end..end);
+                    self.spans_of_para();
+                    return;
+                }
+                if let Some((ch, len)) = fence_open(rest) {
+                    self.open(&mut opened, matched);
+                    self.close_leaf();
+                    self.mark_child();
+                    self.leaf = Leaf::Fence {
+                        ch,
+                        len,
+                        start: p,
+                        end,
+                    };
+                    return;
+                }
+                if rest[0] == b'<'
+                    && let Some(kind) = html_block_start(rest, para_now)
+                {
+                    self.open(&mut opened, matched);
+                    self.close_leaf();
+                    self.mark_child();
+                    self.leaf = if kind <= 5 && html_block_ends(kind, rest) {
+                        Leaf::None
+                    } else {
+                        Leaf::Html(kind)
+                    };
+                    return;
+                }
+                if container_is_para && !opened && setext_underline(rest) {
+                    // the paragraph becomes a heading: its lines stay inline content
+                    self.close_leaf();
+                    return;
+                }
+                if thematic_break(rest) {
+                    self.open(&mut opened, matched);
+                    self.close_leaf();
+                    self.mark_child();
+                    return;
+                }
+                if room
+                    && let Some((marker, blank_after)) =
+                        list_marker(rest, container_is_para && !opened)
+                {
+                    self.open(&mut opened, matched);
+                    self.close_leaf();
+                    // columns of whitespace after the marker, tab stops counted from the line
+                    let (spaces_cols, _) = self.indent(
+                        Cursor {
+                            pos: p + marker,
+                            col: first.col + marker,
+                        },
+                        end,
+                    );
+                    // the content column: indent + marker + padding (1 when the item starts
+                    // blank or with indented code)
+                    let pad = if blank_after || spaces_cols >= 5 {
+                        1
+                    } else {
+                        spaces_cols
+                    };
+                    let width = ind + marker + pad;
+                    self.push_container(Container::Item {
+                        width,
+                        has_child: false,
+                    });
+                    cur = Cursor {
+                        pos: p + marker,
+                        col: first.col + marker,
+                    };
+                    if !blank_after {
+                        self.advance_cols(&mut cur, pad, end);
+                    }
+                    continue;
+                }
+            }
+            if indented && !blank && !para_now {
+                self.open(&mut opened, matched);
+                self.close_leaf();
+                self.mark_child();
+                self.advance_cols(&mut cur, 4, end);
+                self.leaf = Leaf::Indented;
+                self.para.push(cur.pos..end);
+                return;
+            }
+            // 4. no block starts here: text, a lazy continuation or a blank line
+            if !opened && !all_matched && para_open && !blank {
+                // lazy continuation: the unmatched containers stay open
+                self.para.push(p..end);
+                return;
+            }
+            self.open(&mut opened, matched);
+            if blank {
+                if self.leaf == Leaf::Para {
+                    self.close_leaf();
+                }
+                return;
+            }
+            if self.leaf != Leaf::Para {
+                self.close_leaf();
+                self.mark_child();
+                self.leaf = Leaf::Para;
+            }
+            self.para.push(p..end);
+            return;
+        }
+    }
+
+    /// Before the first new block of a line (or its text): the containers the line did not
+    /// continue are closed, with whatever leaf was open in them.
+    fn open(&mut self, opened: &mut bool, matched: usize) {
+        if *opened {
+            return;
+        }
+        *opened = true;
+        if matched < self.containers.len() {
+            self.close_leaf();
+            self.containers.truncate(matched);
+        }
+    }
+
+    fn push_container(&mut self, c: Container) {
+        self.close_leaf();
+        self.mark_child();
+        self.containers.push(c);
+    }
+
+    /// The innermost container now has a child block (a list item that started blank ends at
+    /// a blank line only while it has none).
+    fn mark_child(&mut self) {
+        if let Some(Container::Item { has_child, .. }) = self.containers.last_mut() {
+            *has_child = true;
+        }
+    }
+
+    fn close_leaf(&mut self) {
+        match self.leaf {
+            Leaf::Fence { start, end, .. } => self.out.push(start..end),
+            Leaf::Para | Leaf::Indented => self.spans_of_para(),
+            Leaf::None | Leaf::Html(_) => {}
+        }
+        self.leaf = Leaf::None;
+        self.para.clear();
+    }
+
+    fn closes_fence(&self, p: usize, end: usize, ch: u8, len: usize) -> bool {
+        let line = &self.b[p..end];
+        let run = line.iter().take_while(|&&b| b == ch).count();
+        // only spaces may follow (the vault spec; pulldown-cmark reads a tab as content too)
+        run >= len && line[run..].iter().all(|&b| b == b' ')
+    }
+
+    /// Code spans of the paragraph whose line contents are in `self.para`: a run of N backticks
+    /// up to the next run of exactly N backticks (an escaped run opens with one backtick fewer
+    /// and closes with all of them, as in CommonMark: backslashes are literal inside code).
+    fn spans_of_para(&mut self) {
+        self.runs.clear();
+        self.comments.clear();
+        let mut closes: [Vec<usize>; RAW.len()] = Default::default();
+        for line in &self.para {
+            let bytes = &self.b[line.clone()];
+            let mut i = 0;
+            while let Some(off) = memchr::memchr(b'`', &bytes[i..]) {
+                let at = i + off;
+                let len = bytes[at..].iter().take_while(|&&b| b == b'`').count();
+                let slashes = bytes[..at]
+                    .iter()
+                    .rev()
+                    .take_while(|&&b| b == b'\\')
+                    .count();
+                self.runs.push(Run {
+                    start: line.start + at,
+                    len,
+                    escaped: slashes % 2 == 1,
+                });
+                i = at + len;
+            }
+            // inline HTML that starts before a backtick run takes precedence over it, as in
+            // CommonMark: comments (which may run over lines), tags and autolinks (on one line)
+            for at in memchr::memchr_iter(b'<', bytes) {
+                let slashes = bytes[..at]
+                    .iter()
+                    .rev()
+                    .take_while(|&&b| b == b'\\')
+                    .count();
+                if slashes % 2 == 1 {
+                    continue;
+                }
+                let from = &bytes[at..];
+                // an autolink is tried first, as CommonMark parsers do (`<!--x@y>` is an email)
+                if let Some(len) = autolink_len(from) {
+                    self.comments.push(line.start + at..line.start + at + len);
+                } else if let Some(kind) = raw_kind(from) {
+                    // closed later: (start, kind) until the end is known
+                    self.comments.push(line.start + at..usize::MAX - kind);
+                } else if let Some(len) = html_tag_len(from) {
+                    self.comments.push(line.start + at..line.start + at + len);
+                }
+            }
+            // a comment may close on a later line of the paragraph
+            if !self.comments.is_empty() {
+                for (k, (_, close)) in RAW.iter().enumerate() {
+                    closes[k]
+                        .extend(memchr::memmem::find_iter(bytes, close).map(|at| line.start + at));
+                }
+            }
+        }
+        self.para.clear();
+        if self.runs.is_empty() {
+            return;
+        }
+        // an inline comment, processing instruction, declaration or CDATA section that starts
+        // before a backtick run takes precedence over it, as in CommonMark; unclosed, it is text
+        let mut next_close = [0usize; RAW.len()];
+        for comment in &mut self.comments {
+            let Some(kind) = usize::MAX
+                .checked_sub(comment.end)
+                .filter(|k| *k < RAW.len())
+            else {
+                continue;
+            };
+            let s = comment.start;
+            let (open, close) = RAW[kind];
+            let after = &self.b[s + open.len()..];
+            comment.end = if kind == 0 && after.starts_with(b">") {
+                s + 5
+            } else if kind == 0 && after.starts_with(b"->") {
+                s + 6
+            } else {
+                let from = if kind == 3 { s + 2 } else { s + open.len() };
+                let list = &closes[kind];
+                let c = &mut next_close[kind];
+                while *c < list.len() && list[*c] < from {
+                    *c += 1;
+                }
+                list.get(*c).map_or(usize::MAX, |&e| e + close.len())
+            };
+        }
+        self.comments.retain(|r| r.end != usize::MAX);
+        // for each run, the next run of each length, found right to left, so that every
+        // opener finds its closer in constant time (a paragraph of many unmatched runs of
+        // different lengths would otherwise be quadratic)
+        let n = self.runs.len();
+        let max_len = self.runs.iter().map(|r| r.len).max().unwrap_or(0);
+        let mut next_of_len = vec![usize::MAX; max_len + 1];
+        let mut closer = vec![usize::MAX; n];
+        for i in (0..n).rev() {
+            let r = self.runs[i];
+            let want = r.len - usize::from(r.escaped);
+            if want > 0 {
+                closer[i] = next_of_len[want];
+            }
+            next_of_len[r.len] = i;
+        }
+        // left to right: everything before `pos` is taken (by a code span or a comment)
+        let mut pos = 0;
+        let (mut i, mut ci) = (0, 0);
+        while i < n {
+            if self.runs[i].start < pos {
+                i += 1;
+                continue;
+            }
+            while ci < self.comments.len() && self.comments[ci].start < pos {
+                ci += 1;
+            }
+            if let Some(comment) = self.comments.get(ci)
+                && comment.start < self.runs[i].start
+            {
+                pos = comment.end;
+                ci += 1;
+                continue;
+            }
+            let j = closer[i];
+            let r = self.runs[i];
+            if j != usize::MAX {
+                let c = self.runs[j];
+                self.out
+                    .push(r.start + usize::from(r.escaped)..c.start + c.len);
+                pos = c.start + c.len;
+                i = j + 1;
+            } else {
+                pos = r.start + r.len;
+                i += 1;
+            }
+        }
+    }
+}
+
+/// Inline raw HTML that may run over lines, by its opening and closing markers: comments,
+/// CDATA sections, processing instructions and declarations (`<!` and a letter).
+const RAW: [(&[u8], &[u8]); 4] = [
+    (b"<!--", b"-->"),
+    (b"<![CDATA[", b"]]>"),
+    (b"<?", b"?>"),
+    (b"<!", b">"),
+];
+
+fn raw_kind(from: &[u8]) -> Option<usize> {
+    if from.starts_with(b"<!--") {
+        Some(0)
+    } else if from.starts_with(b"<![CDATA[") {
+        Some(1)
+    } else if from.starts_with(b"<?") {
+        Some(2)
+    } else if from.starts_with(b"<!") && from.get(2).is_some_and(u8::is_ascii_alphabetic) {
+        Some(3)
+    } else {
+        None
+    }
+}
+
+/// Whitespace within a line: space, tab, vertical tab, form feed.
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | 0x0b | 0x0c)
+}
+
+/// An ATX heading line (`#` to `######`, then a space, a tab or the end): where its content
+/// starts, relative to the line.
+fn atx_heading(rest: &[u8]) -> Option<usize> {
+    let hashes = rest.iter().take_while(|&&b| b == b'#').count();
+    if !(1..=6).contains(&hashes) {
+        return None;
+    }
+    match rest.get(hashes) {
+        None => Some(hashes),
+        Some(b' ' | b'\t') => Some(hashes + 1),
+        Some(_) => None,
+    }
+}
+
+/// An opening code fence: (character, run length). A backtick fence whose info string holds a
+/// backtick is not a fence.
+fn fence_open(rest: &[u8]) -> Option<(u8, usize)> {
+    let ch = *rest.first()?;
+    if ch != b'`' && ch != b'~' {
+        return None;
+    }
+    let run = rest.iter().take_while(|&&b| b == ch).count();
+    if run < 3 || (ch == b'`' && memchr::memchr(b'`', &rest[run..]).is_some()) {
+        return None;
+    }
+    Some((ch, run))
+}
+
+/// A setext heading underline: `=` or `-` repeated, then only spaces or tabs.
+fn setext_underline(rest: &[u8]) -> bool {
+    let Some(&ch) = rest.first() else {
+        return false;
+    };
+    if ch != b'=' && ch != b'-' {
+        return false;
+    }
+    let run = rest.iter().take_while(|&&b| b == ch).count();
+    rest[run..].iter().all(|&b| b == b' ' || b == b'\t')
+}
+
+/// Three or more `*`, `-` or `_` (the same one), with only spaces or tabs between.
+fn thematic_break(rest: &[u8]) -> bool {
+    let Some(&ch) = rest.first() else {
+        return false;
+    };
+    if !matches!(ch, b'*' | b'-' | b'_') {
+        return false;
+    }
+    let mut count = 0;
+    for &b in rest {
+        if b == ch {
+            count += 1;
+        } else if b != b' ' && b != b'\t' {
+            return false;
+        }
+    }
+    count >= 3
+}
+
+/// A list item marker at the start of `rest`: (marker width in bytes, whether nothing follows).
+/// When the item would interrupt a paragraph, it must not be empty and an ordered one must
+/// start at 1.
+fn list_marker(rest: &[u8], interrupts_para: bool) -> Option<(usize, bool)> {
+    let first = *rest.first()?;
+    let (marker, ordered_one) = match first {
+        b'-' | b'+' | b'*' => (1, true),
+        b'0'..=b'9' => {
+            let digits = rest
+                .iter()
+                .take(10)
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            if digits > 9 {
+                return None;
+            }
+            if !matches!(rest.get(digits), Some(b'.' | b')')) {
+                return None;
+            }
+            let value = rest[..digits]
+                .iter()
+                .fold(0u64, |v, &d| v * 10 + u64::from(d - b'0'));
+            (digits + 1, value == 1)
+        }
+        _ => return None,
+    };
+    let after = &rest[marker..];
+    let blank_after = after.iter().all(|&b| is_space(b));
+    if !blank_after && !matches!(after[0], b' ' | b'\t') {
+        return None;
+    }
+    if interrupts_para && (blank_after || !ordered_one) {
+        return None;
+    }
+    Some((marker, blank_after))
+}
+
+const BLOCK_TAGS: [&[u8]; 62] = [
+    b"address",
+    b"article",
+    b"aside",
+    b"base",
+    b"basefont",
+    b"blockquote",
+    b"body",
+    b"caption",
+    b"center",
+    b"col",
+    b"colgroup",
+    b"dd",
+    b"details",
+    b"dialog",
+    b"dir",
+    b"div",
+    b"dl",
+    b"dt",
+    b"fieldset",
+    b"figcaption",
+    b"figure",
+    b"footer",
+    b"form",
+    b"frame",
+    b"frameset",
+    b"h1",
+    b"h2",
+    b"h3",
+    b"h4",
+    b"h5",
+    b"h6",
+    b"head",
+    b"header",
+    b"hr",
+    b"html",
+    b"iframe",
+    b"legend",
+    b"li",
+    b"link",
+    b"main",
+    b"menu",
+    b"menuitem",
+    b"nav",
+    b"noframes",
+    b"ol",
+    b"optgroup",
+    b"option",
+    b"p",
+    b"param",
+    b"search",
+    b"section",
+    b"summary",
+    b"table",
+    b"tbody",
+    b"td",
+    b"tfoot",
+    b"th",
+    b"thead",
+    b"title",
+    b"tr",
+    b"track",
+    b"ul",
+];
+
+const RAW_TAGS: [&[u8]; 4] = [b"pre", b"script", b"style", b"textarea"];
+
+fn starts_with_ci(hay: &[u8], needle: &[u8]) -> bool {
+    hay.len() >= needle.len() && hay[..needle.len()].eq_ignore_ascii_case(needle)
+}
+
+/// The kind (1–7) of HTML block `rest` (starting with `<`) opens, per CommonMark. Kind 7 (any
+/// complete tag alone on its line) cannot interrupt a paragraph.
+fn html_block_start(rest: &[u8], in_para: bool) -> Option<u8> {
+    let t = &rest[1..];
+    for tag in RAW_TAGS {
+        if starts_with_ci(t, tag) && matches!(t.get(tag.len()), None | Some(b' ' | b'\t' | b'>')) {
+            return Some(1);
+        }
+    }
+    if t.starts_with(b"!--") {
+        return Some(2);
+    }
+    if t.starts_with(b"?") {
+        return Some(3);
+    }
+    if t.first() == Some(&b'!') && t.get(1).is_some_and(u8::is_ascii_alphabetic) {
+        return Some(4);
+    }
+    if t.starts_with(b"![CDATA[") {
+        return Some(5);
+    }
+    let name_at = usize::from(t.first() == Some(&b'/'));
+    let name_len = t[name_at..]
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric())
+        .count();
+    let name = &t[name_at..name_at + name_len];
+    if name_len > 0 && BLOCK_TAGS.iter().any(|b| b.eq_ignore_ascii_case(name)) {
+        let after = &t[name_at + name_len..];
+        if after.is_empty() || matches!(after[0], b' ' | b'\t' | b'>') || after.starts_with(b"/>") {
+            return Some(6);
+        }
+    }
+    if !in_para && complete_tag_line(rest) {
+        return Some(7);
+    }
+    None
+}
+
+/// Whether a line of an HTML block of kind 1–5 holds the kind's end marker.
+fn html_block_ends(kind: u8, line: &[u8]) -> bool {
+    let has = |needle: &[u8]| memchr::memmem::find(line, needle).is_some();
+    match kind {
+        1 => {
+            // case-insensitive search for the four closing tags
+            line.windows(2).enumerate().any(|(i, w)| {
+                w == b"</"
+                    && [
+                        &b"pre>"[..],
+                        &b"script>"[..],
+                        &b"style>"[..],
+                        &b"textarea>"[..],
+                    ]
+                    .iter()
+                    .any(|t| starts_with_ci(&line[i + 2..], t))
+            })
+        }
+        2 => has(b"-->"),
+        3 => has(b"?>"),
+        4 => has(b">"),
+        5 => has(b"]]>"),
+        _ => false,
+    }
+}
+
+/// A complete open or closing tag, then only spaces or tabs (CommonMark's HTML block kind 7).
+fn complete_tag_line(rest: &[u8]) -> bool {
+    html_tag_len(rest).is_some_and(|len| rest[len..].iter().all(|&c| is_space(c)))
+}
+
+/// The length of an HTML open or closing tag at the start of `b` (which starts with `<`), on
+/// one line: `<name attr="v" attr='v' attr=v attr>`, `<name/>`, `</name>`.
+fn html_tag_len(b: &[u8]) -> Option<usize> {
+    let mut i = 1;
+    let closing = b.get(i) == Some(&b'/');
+    if closing {
+        i += 1;
+    }
+    if !b.get(i).is_some_and(u8::is_ascii_alphabetic) {
+        return None;
+    }
+    while b
+        .get(i)
+        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'-')
+    {
+        i += 1;
+    }
+    let ws = |i: &mut usize| {
+        let s = *i;
+        while b.get(*i).is_some_and(|&c| is_space(c)) {
+            *i += 1;
+        }
+        *i > s
+    };
+    if !closing {
+        loop {
+            let had_ws = ws(&mut i);
+            match b.get(i) {
+                Some(b'/' | b'>') | None => break,
+                Some(c) if had_ws && (c.is_ascii_alphabetic() || *c == b'_' || *c == b':') => {
+                    i += 1;
+                    while b.get(i).is_some_and(|c| {
+                        c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b':' | b'-')
+                    }) {
+                        i += 1;
+                    }
+                    // an optional value
+                    let save = i;
+                    ws(&mut i);
+                    if b.get(i) == Some(&b'=') {
+                        i += 1;
+                        ws(&mut i);
+                        match b.get(i) {
+                            Some(&q @ (b'"' | b'\'')) => {
+                                let close = memchr::memchr(q, &b[i + 1..])?;
+                                i += close + 2;
+                            }
+                            Some(_) => {
+                                let s = i;
+                                while b.get(i).is_some_and(|c| {
+                                    !matches!(
+                                        c,
+                                        b'"' | b'\''
+                                            | b'='
+                                            | b'<'
+                                            | b'>'
+                                            | b'`'
+                                            | b' '
+                                            | b'\t'
+                                            | 0x0b
+                                            | 0x0c
+                                    )
+                                }) {
+                                    i += 1;
+                                }
+                                if i == s {
+                                    return None;
+                                }
+                            }
+                            None => return None,
+                        }
+                    } else {
+                        i = save;
+                    }
+                }
+                Some(_) => return None,
+            }
+        }
+        if b.get(i) == Some(&b'/') {
+            i += 1;
+        }
+    } else {
+        ws(&mut i);
+    }
+    (b.get(i) == Some(&b'>')).then_some(i + 1)
+}
+
+/// The length of an email autolink at the start of `b`: `<local@domain>`, CommonMark's
+/// characters for the local part (a backtick among them) and labels of up to 63 letters,
+/// digits and inner hyphens.
+fn email_autolink_len(b: &[u8]) -> Option<usize> {
+    let local = b[1..]
+        .iter()
+        .take_while(|&&c| c.is_ascii_alphanumeric() || b".!#$%&'*+/=?^_`{|}~-".contains(&c))
+        .count();
+    let mut i = 1 + local;
+    if local == 0 || b.get(i) != Some(&b'@') {
+        return None;
+    }
+    i += 1;
+    loop {
+        let label = b[i..]
+            .iter()
+            .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'-')
+            .count();
+        if label == 0 || label > 63 || b[i] == b'-' || b[i + label - 1] == b'-' {
+            return None;
+        }
+        i += label;
+        if b.get(i) != Some(&b'.') {
+            break;
+        }
+        i += 1;
+    }
+    (b.get(i) == Some(&b'>')).then_some(i + 1)
+}
+
+/// The length of a URI autolink at the start of `b`: `<scheme:…>`, the scheme 2–32 characters,
+/// no space, `<` or control character inside; or of an email autolink.
+fn autolink_len(b: &[u8]) -> Option<usize> {
+    if let Some(len) = email_autolink_len(b) {
+        return Some(len);
+    }
+    if !b.get(1).is_some_and(u8::is_ascii_alphabetic) {
+        return None;
+    }
+    let scheme = b[1..]
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-'))
+        .count();
+    if !(2..=32).contains(&scheme) || b.get(1 + scheme) != Some(&b':') {
+        return None;
+    }
+    let rest = &b[2 + scheme..];
+    let end = rest
+        .iter()
+        .position(|&c| c <= b' ' || c == b'<' || c == b'>')?;
+    (rest[end] == b'>').then_some(2 + scheme + end + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(text: &str) -> Vec<&str> {
+        code_ranges(text).into_iter().map(|r| &text[r]).collect()
+    }
+
+    #[test]
+    fn fences_in_containers() {
+        assert_eq!(
+            code("- ```sh\n  [[a]]\n  ```\n[[b]]"),
+            vec!["```sh\n  [[a]]\n  ```"]
+        );
+        assert_eq!(code("> ```\n> [[c]]\n> ```\n"), vec!["```\n> [[c]]\n> ```"]);
+        assert_eq!(
+            code("> [!note]\n> ```\n> [[c]]\n> ```\n[[d]]"),
+            vec!["```\n> [[c]]\n> ```"]
+        );
+        assert_eq!(
+            code("- a\n    - b\n\n      ```\n      [[x]]\n      ```\n"),
+            vec!["```\n      [[x]]\n      ```"]
+        );
+    }
+
+    #[test]
+    fn a_fence_closes_with_its_container() {
+        // the unindented closing line is outside the item: it opens a new fence of its own
+        assert_eq!(
+            code("- ```\n  [[a]]\n```\n[[b]]"),
+            vec!["```\n  [[a]]", "```\n[[b]]"]
+        );
+        assert_eq!(code("> ```\n> x\n[[b]]"), vec!["```\n> x"]);
+    }
+
+    #[test]
+    fn spans_run_over_lines_but_not_out_of_paragraphs() {
+        assert_eq!(code("a `b\nc` d"), vec!["`b\nc`"]);
+        assert_eq!(code("a `b\n\nc` d"), Vec::<&str>::new());
+        assert_eq!(code("> a `b\n> c` d"), vec!["`b\n> c`"]);
+    }
+
+    #[test]
+    fn escaped_backticks_open_nothing() {
+        assert_eq!(code("\\`[[a]]` x"), Vec::<&str>::new());
+        assert_eq!(code("\\``a`` x"), Vec::<&str>::new());
+        assert_eq!(code("\\\\`a`"), vec!["`a`"]);
+        assert_eq!(code("`a\\`"), vec!["`a\\`"]);
+    }
+
+    #[test]
+    fn indented_code_is_not_code_but_a_block() {
+        assert_eq!(code("    ```\n    [[a]]\n"), Vec::<&str>::new());
+        assert_eq!(code("    `x`"), vec!["`x`"]);
+    }
+
+    #[test]
+    fn html_blocks_hold_no_code() {
+        assert_eq!(code("<div>\n```\n[[e]]\n```\n</div>\n"), Vec::<&str>::new());
+        assert_eq!(code("<!--\n```\n-->\n[[x]]"), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn autolinks_take_precedence_over_spans() {
+        // found by the `code` fuzz target: a backtick inside an email autolink opens nothing
+        assert_eq!(code("``` a`b\n``` <dba`@iv>\n`\n"), vec!["``` a`b\n```"]);
+        assert_eq!(code("<https://a/`b> `c`"), vec!["`c`"]);
+        // an autolink is tried before a comment: `<!--`@a>` is an email address
+        assert_eq!(code("x <!--`@a> `b`"), vec!["`b`"]);
+    }
+
+    #[test]
+    fn form_feeds_are_whitespace() {
+        // found by the `code` fuzz target: `<di\x0c>` is a tag, so an HTML block holds the fence
+        assert_eq!(code("x\n\n<di\x0c>\n```\n[[a]]"), Vec::<&str>::new());
+        // and a line of form feeds is blank: it ends the paragraph
+        assert_eq!(code("`a\n\x0c\nb`"), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn pathological_runs_are_linear() {
+        let text: String = (1..2000).map(|n| "`".repeat(n % 50 + 1) + " ").collect();
+        let _ = code_ranges(&text);
+        let deep = "> - ".repeat(500) + "```\n";
+        let _ = code_ranges(&deep.repeat(20));
+        // a deep list, then blank lines that every open item must look at
+        let text = "- ".repeat(50_000) + "x\n" + &"\n".repeat(100_000);
+        let t = std::time::Instant::now();
+        let _ = code_ranges(&text);
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(2),
+            "{:?}",
+            t.elapsed()
+        );
+    }
+}

@@ -1,0 +1,154 @@
+//! crew's code masking against `pulldown-cmark`: every note of every corpus vault, and
+//! generated adversarial notes. The allowed differences are listed in `tests/oracle/mod.rs`.
+
+mod common;
+mod oracle;
+
+use crew::vault::markdown::split_frontmatter;
+use proptest::prelude::*;
+
+fn body(text: &str) -> &str {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    match split_frontmatter(text) {
+        Some(fm) => &text[fm.block.end..],
+        None => text,
+    }
+}
+
+#[test]
+fn corpora_code_ranges_match_pulldown_cmark() {
+    let Some(shared) = common::shared() else {
+        common::skipped("../shared is absent, so the corpus differential test did not run");
+        return;
+    };
+    let root = shared.join("corpora/vaults");
+    let mut compared = 0;
+    let mut failures = Vec::new();
+    for e in walkdir::WalkDir::new(&root).into_iter().flatten() {
+        let p = e.path();
+        if !e.file_type().is_file() || p.extension().is_none_or(|x| x != "md") {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(p) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let body = body(&text);
+        compared += 1;
+        let diffs = oracle::compare(body);
+        if !diffs.is_empty() {
+            failures.push(format!(
+                "{}:\n{}",
+                p.strip_prefix(&root).unwrap_or(p).display(),
+                oracle::describe(body, &diffs)
+            ));
+        }
+    }
+    println!(
+        "compared {compared} notes with pulldown-cmark: {} differ",
+        failures.len()
+    );
+    assert!(compared > 0);
+    assert!(
+        failures.is_empty(),
+        "{} of {compared} notes differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Lines built from the pieces that decide code: container prefixes, block starts, backtick
+/// runs, escapes, links.
+fn adversarial() -> impl Strategy<Value = String> {
+    let prefix = prop::sample::select(vec![
+        "",
+        "",
+        "",
+        "> ",
+        ">",
+        "- ",
+        "  ",
+        "    ",
+        "   ",
+        "1. ",
+        "2) ",
+        "* ",
+        "+ ",
+        "> [!note] ",
+        "> - ",
+        "- > ",
+        "  - ",
+        "    - ",
+        "\t",
+        "-\t",
+        " ",
+        "10. ",
+        "-    ",
+        "-      ",
+    ]);
+    let piece = prop::sample::select(vec![
+        "```",
+        "```sh",
+        "~~~",
+        "````",
+        "``` a`b",
+        "`",
+        "``",
+        "\\`",
+        "\\\\",
+        "[[a]]",
+        "text",
+        " ",
+        "<div>",
+        "<!--",
+        "-->",
+        "# ",
+        "---",
+        "===",
+        "***",
+        "<span>",
+        "[x](y)",
+        "%%",
+        "#tag",
+        "|",
+        "\t",
+        "> ",
+        "- ",
+        "<a href=\"`\">",
+        "](`",
+        "[",
+        "]",
+        "(",
+        ")",
+        "1. ",
+        "<pre>",
+        "</pre>",
+        "</div>",
+        "<x-y a='`'>",
+        "    ",
+        "\\\\`",
+    ]);
+    let line = (
+        prop::collection::vec(prefix, 0..3),
+        prop::collection::vec(piece, 0..4),
+    )
+        .prop_map(|(p, q)| format!("{}{}", p.concat(), q.concat()));
+    prop::collection::vec(line, 0..12).prop_map(|l| l.join("\n"))
+}
+
+proptest! {
+    // inputs under an allowed difference are skipped (see tests/oracle/mod.rs): many hold a
+    // comment and a quote line
+    #![proptest_config(ProptestConfig {
+        cases: 20000,
+        max_global_rejects: 200_000,
+        .. ProptestConfig::default()
+    })]
+
+    #[test]
+    fn generated_notes_match_pulldown_cmark(text in adversarial()) {
+        prop_assume!(!oracle::skipped_when_generated(&text));
+        let diffs = oracle::compare(&text);
+        prop_assert!(diffs.is_empty(), "{}", oracle::describe(&text, &diffs));
+    }
+}
