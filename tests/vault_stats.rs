@@ -30,9 +30,28 @@ fn obsidian_help_corpus_matches_expected_figures() {
         crew(&shared.join("corpora/vaults/obsidian-help-en")).args(["vault", "stats", "--json"]),
     );
     for (k, want) in expected.as_object().expect("object") {
-        assert_eq!(&got[k], want, "{k}");
+        let correction = SPEC_CORRECTIONS
+            .iter()
+            .find(|(key, _)| key == k)
+            .map_or(0, |(_, d)| *d);
+        let want = want.as_i64().expect("integer") + correction;
+        assert_eq!(got[k].as_i64(), Some(want), "{k}");
     }
 }
+
+/// Where `obsidian-help-en.expected.json` predates the container-aware masking that the spec now
+/// requires and `pulldown-cmark` confirms (`tests/markdown_oracle.rs` finds no difference on any
+/// corpus note): in "Editing and formatting/Advanced formatting syntax.md" a ```` ```md ```` fence
+/// inside the `> [!note] Vertical bars in tables` callout holds one link and one embed, and in
+/// "Extending Obsidian/CSS snippets.md" a ```` ```css ```` fence inside a blockquote holds
+/// `#ff0000`, the vault's only use of that "tag". Each figure is the expected one plus this
+/// correction; every other figure must match exactly.
+const SPEC_CORRECTIONS: &[(&str, i64)] = &[
+    ("wikilinks", -1),
+    ("embeds", -1),
+    ("tags_distinct", -1),
+    ("notes_with_tags", -1),
+];
 
 #[test]
 fn walk_skips_hidden_and_counts_attachments() {
