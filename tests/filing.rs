@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{crew, json_of, snapshot, vault};
+use common::{crew, json_of, snapshot};
 
 /// A vault kept by topic, with a template per folder, and crew adopted into it.
 fn topical_vault(extra: &[(&str, &str)]) -> assert_fs::TempDir {
@@ -44,11 +44,7 @@ fn topical_vault(extra: &[(&str, &str)]) -> assert_fs::TempDir {
         files.push((p.to_string(), t.to_string()));
     }
     files.push((".crew/config.yaml".into(), "adopted: true\n".into()));
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
-    vault(&refs)
+    common::vault_of(&files)
 }
 
 #[test]

@@ -63,11 +63,7 @@ fn vault_with_case_broken_links(count: usize, others: usize) -> assert_fs::TempD
             format!("Plain note {i} [[Target Note]].\n"),
         ));
     }
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
-    vault(&refs)
+    common::vault_of(&files)
 }
 
 #[test]
@@ -263,11 +259,7 @@ fn near_duplicates_ignore_template_lines() {
     let dup = "The quick brown fox jumps over the lazy dog while the farmer watches from the porch and drinks his morning coffee slowly.";
     files.push(("x/one.md".into(), format!("{dup}\nOne more line here.\n")));
     files.push(("y/two.md".into(), format!("{dup}\nAnother line there.\n")));
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
-    let v = vault(&refs);
+    let v = common::vault_of(&files);
     let j = json_of(crew(v.path()).args(["maintain", "--report", "--json"]));
     let report = j["report"].as_str().unwrap_or_default();
     assert!(report.contains("near-identical: 1"), "{report}");

@@ -20,6 +20,15 @@ pub fn vault(files: &[(&str, &str)]) -> TempDir {
     dir
 }
 
+/// [`vault`] for files built at run time.
+pub fn vault_of(files: &[(String, String)]) -> TempDir {
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    vault(&refs)
+}
+
 /// `crew --vault DIR …`, with no environment leaking in.
 pub fn crew(vault: &Path) -> Command {
     let mut cmd = Command::cargo_bin("crew").expect("binary");
