@@ -241,6 +241,22 @@ pub struct Operation {
     pub mtime_ns: Option<i64>,
 }
 
+impl Operation {
+    /// A file created with `bytes` (journaled before it exists; undo sets it aside).
+    fn created(path: &str, bytes: &[u8], note: Option<String>) -> Operation {
+        Operation {
+            seq: 0,
+            op: OpKind::Create,
+            path: path.to_string(),
+            to: None,
+            backup: None,
+            after_hash: Some(fingerprint(bytes)),
+            note,
+            mtime_ns: None,
+        }
+    }
+}
+
 /// Where the core crew definition lives inside a vault, and which folders hold post-its.
 #[derive(Debug, Clone)]
 pub struct Policy {
@@ -913,16 +929,11 @@ impl Gate {
         check_new_name(&path)?;
         self.ensure_parent(&path)?;
         self.journal.record(
-            Operation {
-                seq: 0,
-                op: OpKind::Create,
-                path: path.clone(),
-                to: None,
-                backup: None,
-                after_hash: Some(fingerprint(bytes)),
-                note: (path != wanted).then(|| format!("{wanted} was taken")),
-                mtime_ns: None,
-            },
+            Operation::created(
+                &path,
+                bytes,
+                (path != wanted).then(|| format!("{wanted} was taken")),
+            ),
             None,
         )?;
         self.put(&path, bytes, true)?;
@@ -949,19 +960,8 @@ impl Gate {
                 check_new_name(&path)?;
                 self.ensure_parent(&path)?;
                 self.fire(HookPoint::EditPlanned, &path);
-                self.journal.record(
-                    Operation {
-                        seq: 0,
-                        op: OpKind::Create,
-                        path: path.clone(),
-                        to: None,
-                        backup: None,
-                        after_hash: Some(fingerprint(bytes)),
-                        note: None,
-                        mtime_ns: None,
-                    },
-                    None,
-                )?;
+                self.journal
+                    .record(Operation::created(&path, bytes, None), None)?;
                 // no_clobber: a file that appeared since crew looked is not replaced
                 self.put(&path, bytes, true)
             }
