@@ -7,7 +7,6 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 const NOTES: usize = 300;
@@ -87,20 +86,8 @@ fn check_invariants(dir: &Path, when: &str) {
     }
 }
 
-fn crew_cmd(dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(assert_cmd::cargo::cargo_bin("crew"));
-    c.env_remove("CREW_VAULT")
-        .env_remove("CREW_DIR")
-        .arg("--vault")
-        .arg(dir)
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    c
-}
-
 fn kill_after(dir: &Path, args: &[&str], delay: Duration) -> bool {
-    let mut child = crew_cmd(dir, args).spawn().expect("spawn");
+    let mut child = common::crew_process(dir, args).spawn().expect("spawn");
     std::thread::sleep(delay);
     let finished = child.try_wait().expect("poll").is_some();
     let _ = child.kill();
@@ -120,7 +107,7 @@ fn killed_triage_keeps_every_note_and_a_rerun_or_undo_completes() {
     build_vault(probe.path());
     let start = std::time::Instant::now();
     assert!(
-        crew_cmd(probe.path(), &["ask", "file my notes"])
+        common::crew_process(probe.path(), &["ask", "file my notes"])
             .status()
             .expect("run")
             .success()
@@ -142,7 +129,9 @@ fn killed_triage_keeps_every_note_and_a_rerun_or_undo_completes() {
         if k % 2 == 0 {
             // undo restores the vault exactly, whatever point the run reached
             let journaled = dir.path().join(".crew/journal").exists();
-            let undo = crew_cmd(dir.path(), &["undo"]).status().expect("undo");
+            let undo = common::crew_process(dir.path(), &["undo"])
+                .status()
+                .expect("undo");
             if journaled {
                 assert!(undo.success(), "kill {k}: undo after a kill must complete");
             }
@@ -153,7 +142,7 @@ fn killed_triage_keeps_every_note_and_a_rerun_or_undo_completes() {
             );
         } else {
             assert!(
-                crew_cmd(dir.path(), &["ask", "file my notes"])
+                common::crew_process(dir.path(), &["ask", "file my notes"])
                     .status()
                     .expect("rerun")
                     .success(),
@@ -193,7 +182,7 @@ fn killed_maintenance_fix_keeps_every_note() {
     let probe = tempfile::tempdir().expect("tmp");
     make(probe.path());
     let start = std::time::Instant::now();
-    let _ = crew_cmd(probe.path(), &["maintain", "--fix"])
+    let _ = common::crew_process(probe.path(), &["maintain", "--fix"])
         .status()
         .expect("run");
     let full = start.elapsed();
@@ -203,7 +192,7 @@ fn killed_maintenance_fix_keeps_every_note() {
         make(dir.path());
         kill_after(dir.path(), &["maintain", "--fix"], full * k / 7);
         check_invariants(dir.path(), &format!("maintenance kill {k}"));
-        let _ = crew_cmd(dir.path(), &["maintain", "--fix"])
+        let _ = common::crew_process(dir.path(), &["maintain", "--fix"])
             .status()
             .expect("rerun");
         check_invariants(dir.path(), &format!("maintenance re-run {k}"));
@@ -219,14 +208,14 @@ fn temporary_files_left_by_a_killed_run_are_removed_by_the_next_writer() {
     let keep = dir.path().join("00-Inbox/.my-own-hidden-file");
     std::fs::write(&keep, "not crew's").expect("write");
     assert!(
-        crew_cmd(dir.path(), &["vault", "stats"])
+        common::crew_process(dir.path(), &["vault", "stats"])
             .status()
             .expect("stats")
             .success()
     );
     assert!(stale.exists(), "read-only commands remove nothing");
     assert!(
-        crew_cmd(dir.path(), &["ask", "file my notes"])
+        common::crew_process(dir.path(), &["ask", "file my notes"])
             .status()
             .expect("run")
             .success()

@@ -7,7 +7,7 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 const NOTES: usize = 200;
@@ -65,18 +65,6 @@ fn check(dir: &Path, when: &str) {
     }
 }
 
-fn crew(dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(assert_cmd::cargo::cargo_bin("crew"));
-    c.env_remove("CREW_VAULT")
-        .env_remove("CREW_DIR")
-        .arg("--vault")
-        .arg(dir)
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    c
-}
-
 #[test]
 fn undo_killed_anywhere_loses_nothing_and_a_second_undo_completes() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -84,7 +72,7 @@ fn undo_killed_anywhere_loses_nothing_and_a_second_undo_completes() {
     build_vault(v);
     let before = files(v);
     assert!(
-        crew(v, &["ask", "file my notes"])
+        common::crew_process(v, &["ask", "file my notes"])
             .status()
             .expect("triage")
             .success()
@@ -94,7 +82,7 @@ fn undo_killed_anywhere_loses_nothing_and_a_second_undo_completes() {
     let mut kills = 0;
     let started = Instant::now();
     loop {
-        let mut child = crew(v, &["undo"])
+        let mut child = common::crew_process(v, &["undo"])
             .stderr(Stdio::piped())
             .spawn()
             .expect("undo");

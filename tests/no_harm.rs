@@ -39,6 +39,16 @@ fn user_changes(
         .collect()
 }
 
+/// Runs the nightly fix and returns the user's files it changed.
+fn fix_and_diff(vault: &Path) -> Vec<String> {
+    let before = snapshot(vault);
+    crew(vault)
+        .args(["maintain", "--fix"])
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    user_changes(&before, &snapshot(vault))
+}
+
 /// crew's own notes: the health report of today, post-its, the agent log.
 fn crew_own(path: &str) -> bool {
     path.starts_with("Meta/states/")
@@ -73,13 +83,7 @@ fn the_nightly_fix_adds_no_property_the_user_never_used() {
         ("Notes/b.md", "---\ntitle: B\n---\nLinks [[a]].\n"),
         ("Notes/plain.md", "No frontmatter at all, linking [[a]].\n"),
     ]);
-    let before = snapshot(v.path());
-    crew(v.path())
-        .args(["maintain", "--fix"])
-        .assert()
-        .code(predicate::in_iter([0, 1]));
-    let after = snapshot(v.path());
-    assert_eq!(user_changes(&before, &after), Vec::<String>::new());
+    assert_eq!(fix_and_diff(v.path()), Vec::<String>::new());
 }
 
 #[test]
@@ -166,14 +170,7 @@ fn templates_are_never_edited() {
         ),
         ("Journal/Real.md", "See [[target-note]]\n"),
     ]);
-    let before = snapshot(v.path());
-    crew(v.path())
-        .args(["maintain", "--fix"])
-        .assert()
-        .code(predicate::in_iter([0, 1]));
-    let after = snapshot(v.path());
-    let touched = user_changes(&before, &after);
-    assert_eq!(touched, vec!["Journal/Real.md"]);
+    assert_eq!(fix_and_diff(v.path()), vec!["Journal/Real.md"]);
 }
 
 #[test]

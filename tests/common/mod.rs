@@ -39,6 +39,20 @@ pub fn crew(vault: &Path) -> Command {
     cmd
 }
 
+/// `crew --vault DIR ARGS…` as a plain process, output discarded: for tests that spawn and
+/// kill it.
+pub fn crew_process(dir: &Path, args: &[&str]) -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("crew"));
+    c.env_remove("CREW_VAULT")
+        .env_remove("CREW_DIR")
+        .arg("--vault")
+        .arg(dir)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    c
+}
+
 /// `crew` with no vault flag.
 pub fn crew_bare() -> Command {
     let mut cmd = Command::cargo_bin("crew").expect("binary");
