@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::agents::filing;
 use crate::crew::Crew;
 use crate::run::{self, Options, RunError};
-use crate::vault::gate::OpKind;
+use crate::state::journal::OpKind;
 use crate::vault::{Vault, VaultError, classify};
 
 /// The figures of one evaluation.

@@ -8,14 +8,17 @@ pub mod agents;
 pub mod crew;
 pub mod dispatch;
 pub mod evaluate;
+pub mod gate;
 pub mod model;
 pub mod run;
 pub mod schedule;
 pub mod setup;
 pub mod state;
 pub mod synth;
-pub mod vault;
 pub mod watch;
+
+/// The vault layer is its own crate (`crates/vault`); inside crew it is the `vault` room.
+pub use crew_vault as vault;
 
 /// Reading a vault allocates many small strings on every core at once; glibc grows each
 /// thread's heap a few pages at a time (an `mprotect` each), which cost 10–15 % of a full

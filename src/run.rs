@@ -12,8 +12,9 @@ use crate::crew::root::Access;
 use crate::crew::{Crew, Kind, ModelSpec};
 use crate::dispatch::chain::{self, ChainReport, Executor, Step, StepOutput};
 use crate::dispatch::{Decider, Route, Router};
+use crate::gate::{Gate, Policy};
+use crate::state::journal::Journal;
 use crate::state::{self, lock::VaultLock, postit, runlog::RunLog};
-use crate::vault::gate::{Gate, Journal, Policy};
 use crate::vault::{Vault, VaultError};
 
 /// How a request runs.

@@ -62,7 +62,7 @@ fn quote(p: &Path) -> String {
 }
 
 fn vault_id(vault: &Path) -> String {
-    crate::vault::gate::fingerprint(vault.display().to_string().as_bytes())[..8].to_string()
+    crate::vault::hash::fingerprint(vault.display().to_string().as_bytes())[..8].to_string()
 }
 
 fn begin_marker(vault: &Path) -> String {
@@ -286,12 +286,12 @@ pub fn install(backend: Backend, plan: &Plan) -> Result<Vec<String>, ScheduleErr
             let mut written = Vec::new();
             for (name, text) in systemd_units(plan) {
                 let path = dir.join(&name);
-                crate::vault::gate::atomic_write(&path, text.as_bytes(), false).map_err(
-                    |source| ScheduleError::Io {
+                crate::gate::atomic_write(&path, text.as_bytes(), false).map_err(|source| {
+                    ScheduleError::Io {
                         path: path.clone(),
                         source,
-                    },
-                )?;
+                    }
+                })?;
                 written.push(path.display().to_string());
             }
             let id = vault_id(&plan.vault);

@@ -7,7 +7,8 @@ use include_dir::{Dir, include_dir};
 use serde::Serialize;
 
 use crate::crew::{self, Folders};
-use crate::vault::gate::{Gate, GateError, Journal, Policy};
+use crate::gate::{Gate, GateError, Policy};
+use crate::state::journal::Journal;
 use crate::vault::{Vault, VaultError};
 
 static TEMPLATE_BASE: Dir = include_dir!("$CARGO_MANIFEST_DIR/vault-template/base");

@@ -171,8 +171,8 @@ fn late_writes(
     inbox_rel: &str,
     report: &run::Report,
 ) -> Vec<LateWrite> {
-    use crate::vault::gate::OpKind;
-    let ops: Vec<&crate::vault::gate::Operation> = report
+    use crate::state::journal::OpKind;
+    let ops: Vec<&crate::state::journal::Operation> = report
         .chain
         .steps
         .iter()
@@ -253,7 +253,8 @@ fn settle_late_writes(vault: &Path, inbox: &Path, late: &mut Vec<LateWrite>) -> 
 }
 
 fn apply_late_write(vault: &Path, l: &LateWrite, now: &[u8]) -> Result<String, String> {
-    use crate::vault::gate::{Gate, Journal, Policy};
+    use crate::gate::{Gate, Policy};
+    use crate::state::journal::Journal;
     let _lock = crate::state::lock::VaultLock::acquire(
         &crate::state::state_dir(vault),
         "watch (late write)",
@@ -479,13 +480,13 @@ pub fn watch(
                 let filed = r.chain.steps.first().map_or(0, |s| {
                     s.operations
                         .iter()
-                        .filter(|o| o.op == crate::vault::gate::OpKind::Move)
+                        .filter(|o| o.op == crate::state::journal::OpKind::Move)
                         .count()
                 });
                 summary.filed += filed;
                 late.extend(late_writes(vault, &inbox, &inbox_rel, &r));
                 for op in r.chain.steps.iter().flat_map(|s| &s.operations) {
-                    if op.op == crate::vault::gate::OpKind::Move
+                    if op.op == crate::state::journal::OpKind::Move
                         && let Some(name) = op
                             .path
                             .strip_prefix(&inbox_rel)

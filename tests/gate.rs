@@ -2,8 +2,9 @@
 
 mod common;
 
+use crew::gate::{Gate, GateError, Policy};
+use crew::state::journal::{Journal, OpKind};
 use crew::vault::Vault;
-use crew::vault::gate::{Gate, GateError, Journal, OpKind, Policy};
 
 fn gate_on(dir: &std::path::Path, journal: Journal) -> Gate {
     Gate::new(

@@ -9,8 +9,9 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use crew::gate::{Gate, GateError, HookPoint, Policy};
+use crew::state::journal::Journal;
 use crew::vault::Vault;
-use crew::vault::gate::{Gate, GateError, HookPoint, Journal, Policy};
 
 fn gate_on(dir: &Path) -> Gate {
     Gate::new(
@@ -519,10 +520,10 @@ fn every_model_tool_refuses_symlinks_fifos_and_devices_without_hanging() {
 #[test]
 fn a_model_read_of_a_huge_note_is_capped() {
     let v = common::vault(&[]);
-    let big = "x".repeat((crew::vault::gate::MODEL_READ_CAP + 1) as usize);
+    let big = "x".repeat((crew::gate::MODEL_READ_CAP + 1) as usize);
     std::fs::write(v.path().join("big.md"), &big).expect("big");
     let g = gate_on(v.path());
-    let r = g.read_checked("big.md", crew::vault::gate::MODEL_READ_CAP);
+    let r = g.read_checked("big.md", crew::gate::MODEL_READ_CAP);
     assert!(matches!(r, Err(GateError::Unreadable { .. })), "{r:?}");
 }
 

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use crew::crew::Crew;
 use crew::dispatch::{route, suggest};
-use crew::vault::gate::{Gate, Journal, Policy};
+use crew::gate::{Gate, Policy};
+use crew::state::journal::Journal;
 use crew::vault::note::Note;
 use crew::vault::{Resolution, Vault};
 use proptest::prelude::*;

@@ -8,7 +8,7 @@ use regex::Regex;
 use super::common::{self, fold, suggestion};
 use super::{Ctx, NativeOutput};
 use crate::crew::Status;
-use crate::vault::gate::GateError;
+use crate::gate::GateError;
 
 fn slug(name: &str) -> String {
     let n = crate::dispatch::normalize::normalize(name);

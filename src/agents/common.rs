@@ -6,8 +6,8 @@ use chrono::{NaiveDate, NaiveDateTime};
 use regex::Regex;
 
 use super::Ctx;
+use crate::gate::GateError;
 use crate::vault::Note;
-use crate::vault::gate::GateError;
 
 /// A `### Suggested next agent` block.
 pub fn suggestion(agent: &str, reason: &str, context: &str) -> String {
@@ -131,7 +131,7 @@ pub fn log_change(ctx: &mut Ctx, agent: &str, what: &str) -> Result<(), GateErro
 
 /// Appends the recorded lines to `Meta/agent-log.md` (created with a heading when absent).
 pub fn flush_log(
-    gate: &mut crate::vault::gate::Gate,
+    gate: &mut crate::gate::Gate,
     meta: &str,
     lines: &[String],
 ) -> Result<(), GateError> {

@@ -13,8 +13,8 @@ use serde::Serialize;
 use super::common::{self, suggestion};
 use super::{Ctx, NativeOutput};
 use crate::crew::Folders;
+use crate::gate::GateError;
 use crate::vault::Vault;
-use crate::vault::gate::GateError;
 
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct GraphAudit {

@@ -21,8 +21,8 @@ use serde::Serialize;
 use super::librarian::Audit;
 use super::{Ctx, common};
 use crate::crew::Folders;
+use crate::gate::{Gate, GateError};
 use crate::vault::edit::{self, Replacement};
-use crate::vault::gate::{Gate, GateError};
 use crate::vault::{Frontmatter, Resolution};
 
 /// The fewest notes a fix kind may always touch; above it the cap is 1 % of the notes.

@@ -21,7 +21,7 @@ use super::common::{self, fold, suggestion};
 use super::fixes::{self, Fix, Held};
 use super::{Ctx, NativeOutput};
 use crate::crew::Folders;
-use crate::vault::gate::GateError;
+use crate::gate::GateError;
 use crate::vault::{Frontmatter, Resolution, Vault};
 
 pub const REQUIRED_KEYS: &[&str] = &["type", "date", "tags", "status"];
@@ -77,7 +77,7 @@ fn exempt(path: &str, f: &Folders) -> bool {
 
 /// The hashes of a text's word 3-shingles (the FNV-1a of `"w1 w2 w3"`), sorted, no repeats.
 fn shingles(text: &str) -> Vec<u64> {
-    use crate::vault::gate::{FNV_OFFSET, fnv1a};
+    use crate::vault::hash::{FNV_OFFSET, fnv1a};
     let normal = crate::dispatch::normalize::normalize(text);
     let ws: Vec<&str> = crate::dispatch::normalize::words(&normal).collect();
     let mut out: Vec<u64> = ws
@@ -112,7 +112,7 @@ fn shared_count(a: &[u64], b: &[u64]) -> usize {
 
 /// The hash of a body line as boilerplate detection compares it: trimmed, blank lines none.
 fn line_hash(line: &str) -> Option<u64> {
-    use crate::vault::gate::{FNV_OFFSET, fnv1a};
+    use crate::vault::hash::{FNV_OFFSET, fnv1a};
     let t = line.trim();
     (!t.is_empty()).then(|| fnv1a(FNV_OFFSET, t.as_bytes()))
 }
@@ -220,7 +220,7 @@ pub fn audit(
             let body = own.trim();
             (body.len() >= 40).then(|| {
                 (
-                    crate::vault::gate::fingerprint(body.as_bytes()),
+                    crate::vault::hash::fingerprint(body.as_bytes()),
                     shingles(body),
                 )
             })

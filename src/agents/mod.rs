@@ -19,7 +19,7 @@ use chrono::NaiveDateTime;
 
 use crate::crew::{Crew, CrewConfig, Kind};
 use crate::dispatch::chain::Step;
-use crate::vault::gate::{Gate, GateError};
+use crate::gate::{Gate, GateError};
 
 /// Everything a native agent may use for one run.
 pub struct Ctx<'a> {

@@ -3,7 +3,7 @@
 
 use super::{Ctx, NativeOutput};
 use crate::crew::{Kind, ModelSpec};
-use crate::vault::gate::GateError;
+use crate::gate::GateError;
 
 /// What a model-only route needs, in one paragraph.
 pub fn needs_model_message(ctx: &Ctx) -> String {

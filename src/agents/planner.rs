@@ -8,7 +8,7 @@ use regex::Regex;
 
 use super::common;
 use super::{Ctx, NativeOutput};
-use crate::vault::gate::GateError;
+use crate::gate::GateError;
 
 /// One dated item.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

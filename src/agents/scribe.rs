@@ -7,8 +7,8 @@ use regex::Regex;
 use super::common::{self, suggestion};
 use super::{Ctx, NativeOutput};
 use crate::dispatch::normalize::normalize;
+use crate::gate::GateError;
 use crate::vault::edit::yaml_scalar;
-use crate::vault::gate::GateError;
 
 static URL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"https?://[^\s)>\]]+").expect("static regex"));

@@ -6,7 +6,7 @@ use super::common::{self, suggestion};
 use super::{Ctx, NativeOutput};
 use crate::crew::Folders;
 use crate::dispatch::normalize::{normalize, words};
-use crate::vault::gate::GateError;
+use crate::gate::GateError;
 use crate::vault::{Resolution, Vault};
 
 /// One search result.

@@ -5,9 +5,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::common::{self, fold, link_value_name, suggestion};
 use super::filing::{self, Learned};
 use super::{Ctx, NativeOutput};
+use crate::gate::GateError;
 use crate::vault::Note;
 use crate::vault::edit::yaml_scalar;
-use crate::vault::gate::GateError;
 
 /// One filing decision.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -10,8 +10,9 @@ use super::{AgentsAction, Global, SkillsAction, out, out_json};
 use crew::crew::definition::{CAPABILITIES, Definition, ModelSpec, known_model_prefix, valid_name};
 use crew::crew::registry::{self, AgentRow, Status};
 use crew::crew::{Crew, CrewSource, Kind};
+use crew::gate::{Gate, Policy};
+use crew::state::journal::Journal;
 use crew::vault::Vault;
-use crew::vault::gate::{Gate, Journal, Policy};
 
 fn row_status(crew: &Crew, name: &str) -> &'static str {
     match crew

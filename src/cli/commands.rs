@@ -328,15 +328,15 @@ pub fn state(g: &Global, action: StateAction) -> anyhow::Result<u8> {
             )?;
             let run_id = crew::state::new_run_id();
             let journal = if dry_run {
-                crew::vault::gate::Journal::in_memory()
+                crew::state::journal::Journal::in_memory()
             } else {
-                crew::vault::gate::Journal::at(state_dir.join("journal").join(&run_id))
+                crew::state::journal::Journal::at(state_dir.join("journal").join(&run_id))
             };
-            let policy = crew::vault::gate::Policy {
+            let policy = crew::gate::Policy {
                 states_dir: states.clone(),
                 ..Default::default()
             };
-            let mut gate = crew::vault::gate::Gate::new(vault, policy, journal, dry_run);
+            let mut gate = crew::gate::Gate::new(vault, policy, journal, dry_run);
             let stamp = chrono::Local::now().format("%Y-%m-%dT%H:%M:%S").to_string();
             crew::state::postit::write(&mut gate, &states, &agent, &stamp, "")?;
             if g.json {

@@ -418,8 +418,8 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// Exit code 1 for failures after the request ran (a write that failed, a busy lock, an undo
 /// that conflicts); 2 for everything that is bad usage or bad input.
 pub fn exit_code_of(e: &anyhow::Error) -> u8 {
+    use crew::gate::GateError;
     use crew::state::undo::UndoError;
-    use crew::vault::gate::GateError;
     let ran_and_failed = e.chain().any(|c| {
         c.downcast_ref::<Failed>().is_some()
             || c.downcast_ref::<crew::state::lock::LockError>().is_some()

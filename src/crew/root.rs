@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::vault::gate::CREW_FOLDERS;
+use crate::gate::CREW_FOLDERS;
 
 /// What a command is about to do with the folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

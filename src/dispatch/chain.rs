@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::suggest::{self, NewAgent, NextAgent};
 use crate::crew::config::MAX_DEPTH;
 use crate::crew::{Crew, Kind};
-use crate::vault::gate::Operation;
+use crate::state::journal::Operation;
 
 /// Bounds on earlier answers passed to a chained agent.
 pub const CONTEXT_TURNS: usize = 16;

@@ -7,7 +7,7 @@ use super::{ChatBackend, ChatRequest, Message, Settings, tools};
 use crate::crew::{Crew, Definition, Folders};
 use crate::dispatch::Classifier;
 use crate::dispatch::chain::Step;
-use crate::vault::gate::Gate;
+use crate::gate::Gate;
 
 /// Everything the prompt of one model run is built from.
 pub struct AgentRun<'a> {
@@ -257,9 +257,10 @@ impl Classifier for ModelClassifier<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gate::Policy;
     use crate::model::{ChatResponse, ModelError, ToolCall};
+    use crate::state::journal::Journal;
     use crate::vault::Vault;
-    use crate::vault::gate::{Journal, Policy};
     use std::cell::RefCell;
 
     /// A backend that answers from a script and records what it was sent.

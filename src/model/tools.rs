@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::{ToolCall, ToolSpec};
 use crate::crew::Folders;
-use crate::vault::gate::{Gate, GateError, MODEL_READ_CAP};
+use crate::gate::{Gate, GateError, MODEL_READ_CAP};
 
 /// Notes per page of `list_notes`.
 pub const LIST_PAGE: usize = 100;
@@ -258,8 +258,9 @@ fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gate::Policy;
+    use crate::state::journal::Journal;
     use crate::vault::Vault;
-    use crate::vault::gate::{Journal, Policy};
 
     fn call(name: &str, args: Value) -> ToolCall {
         ToolCall {

@@ -4,6 +4,7 @@
 //! `runs/<run>.jsonl` (one run log per request), `journal/<run>/` (what the gate did and the
 //! bytes needed to undo it) and `lock`.
 
+pub mod journal;
 pub mod lock;
 pub mod postit;
 pub mod runlog;

@@ -1,6 +1,6 @@
 //! Post-its: `Meta/states/<agent>.md`, each agent's short memory between runs.
 
-use crate::vault::gate::{Gate, GateError};
+use crate::gate::{Gate, GateError};
 use crate::vault::markdown::split_frontmatter;
 
 /// Body lines a post-it keeps.

@@ -11,9 +11,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::vault::gate::{
-    OpKind, Operation, atomic_write, fingerprint, read_regular_file, set_mtime,
-};
+use crate::gate::{atomic_write, set_mtime};
+use crate::vault::read::read_regular_file;
+
+use crate::state::journal::{OpKind, Operation};
+
+use crate::vault::hash::fingerprint;
 
 #[derive(Debug, thiserror::Error)]
 pub enum UndoError {

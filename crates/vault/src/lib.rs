@@ -6,12 +6,14 @@
 pub mod classify;
 pub mod edit;
 pub mod folder_note;
-pub mod gate;
+pub mod hash;
 pub mod index;
 pub mod leaves;
 pub mod markdown;
 pub mod note;
+pub mod read;
 pub mod resolve;
+pub mod rewrite;
 pub mod stats;
 pub mod yaml_lite;
 
@@ -20,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 pub use note::{Frontmatter, Note};
 
-/// Where a note's text comes from. Reading through the gate ([`gate::Gate`]) sees the disk plus
+/// Where a note's text comes from. Reading through crew's write gate sees the disk plus
 /// the run's pending changes, so a dry run reads exactly what a real run would; a read-only
 /// command reads the vault's files directly (the same jailed, regular-file-only read).
 pub trait NoteSource: Sync {
@@ -29,7 +31,7 @@ pub trait NoteSource: Sync {
 
 impl NoteSource for Vault {
     fn note_text(&self, path: &str) -> Option<String> {
-        gate::read_regular_file(&self.root.join(path))
+        read::read_regular_file(&self.root.join(path))
             .ok()
             .map(|b| String::from_utf8_lossy(&b).into_owned())
     }

@@ -60,7 +60,7 @@ pub fn extract(yaml: &str) -> Option<Extract> {
     Some(out)
 }
 
-/// A property as text, as [`crate::vault::Note::property_str`] gives it (exact key first, then
+/// A property as text, as [`crate::Note::property_str`] gives it (exact key first, then
 /// any case): `Some(None)` when the block certainly has no such text value, `None` when only
 /// the full parse can tell.
 pub fn lookup_str(yaml: &str, key: &str) -> Option<Option<String>> {
@@ -365,12 +365,12 @@ fn push_tag(raw: &str, tags: &mut Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vault::note::{Frontmatter, full_extract};
+    use crate::note::{Frontmatter, full_extract};
 
     /// Lookups answered by the fast path equal the full parse's `property_str`.
     fn lookups_agree(yaml: &str) {
         let text = format!("---\n{yaml}\n---\n");
-        let note = crate::vault::Note::parse_text("n.md", &text);
+        let note = crate::Note::parse_text("n.md", &text);
         for key in [
             "title", "Title", "type", "a", "date", "created", "tags", "x_y", "due date", "é",
         ] {
@@ -394,7 +394,7 @@ mod tests {
             Ok(yaml_serde::Value::Mapping(m)) => m,
             _ => return None,
         };
-        crate::vault::note::property_in(&map, key).and_then(crate::vault::note::scalar_to_string)
+        crate::note::property_in(&map, key).and_then(crate::note::scalar_to_string)
     }
 
     /// The contract: when the fast path answers, it answers like the full parse.
@@ -403,7 +403,7 @@ mod tests {
         for key in ["title", "TAGS", "type", "date", "é", "missing"] {
             if let Some(fast) = has_key(yaml, key) {
                 let text = format!("---\n{yaml}\n---\n");
-                let note = crate::vault::Note::parse_text("n.md", &text);
+                let note = crate::Note::parse_text("n.md", &text);
                 assert_eq!(fast, note.property(key).is_some(), "has {key} for:\n{yaml}");
             }
         }
@@ -415,7 +415,7 @@ mod tests {
             };
             let full: Vec<String> = map
                 .values()
-                .filter_map(crate::vault::note::scalar_to_string)
+                .filter_map(crate::note::scalar_to_string)
                 .collect();
             assert_eq!(fast, full, "texts differ for:\n{yaml}");
         }

@@ -204,7 +204,7 @@ pub fn linked_notes(vault: &Vault, idx: usize) -> Vec<usize> {
             .iter()
             .filter_map(|r| r.file())
             .chain(note.markdown_links.iter().filter_map(|l| {
-                super::gate::resolve_any(&vault.files, &note.path, &l.target, true)
+                super::rewrite::resolve_any(&vault.files, &note.path, &l.target, true)
             }))
             .filter_map(|id| vault.note_of_file(id))
             .chain(vault.links_to(idx).into_iter().map(|(src, _)| src))

@@ -21,17 +21,30 @@
 //! The gate owns the in-memory [`Vault`], so every reader sees the vault as the gate has
 //! changed it, and a `--dry-run` plans exactly what a real run would do without touching disk.
 
+mod fsops;
+mod jail;
+mod policy;
+
 use std::collections::HashMap;
-use std::io::Write as _;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::Vault;
-use super::edit::{self, Replacement};
-use super::leaves::{LinkKind, LinkRef};
-use super::note::Note;
-use super::resolve::{FileTable, Resolution, is_note_path};
+use crate::state::journal::{Journal, OpKind, Operation};
+use crate::vault::Vault;
+use crate::vault::edit::{self, Replacement};
+use crate::vault::hash::{FNV_OFFSET, fingerprint, fnv1a};
+use crate::vault::note::Note;
+use crate::vault::read::{READ_CAP, ReadFail, Seen, read_regular};
+use crate::vault::resolve::is_note_path;
+use crate::vault::rewrite::plan_link_rewrites;
+
+use fsops::{is_read_only, move_no_clobber};
+use jail::check_new_name;
+
+pub use fsops::{atomic_write, set_mtime};
+pub use jail::jail;
+pub use policy::{CREW_FOLDERS, Policy};
 
 /// Why the gate refused or failed an operation.
 #[derive(Debug, thiserror::Error)]
@@ -66,8 +79,17 @@ pub enum GateError {
     },
 }
 
+impl From<crate::state::journal::JournalError> for GateError {
+    fn from(e: crate::state::journal::JournalError) -> Self {
+        GateError::Io {
+            path: e.path,
+            source: e.source,
+        }
+    }
+}
+
 impl GateError {
-    fn io(path: &str, source: std::io::Error) -> Self {
+    pub(crate) fn io(path: &str, source: std::io::Error) -> Self {
         GateError::Io {
             path: path.to_string(),
             source,
@@ -75,123 +97,9 @@ impl GateError {
     }
 }
 
-/// The most the gate reads of one file for its own work (link rewrites, frontmatter edits).
-pub const GATE_READ_CAP: u64 = 256 << 20;
 /// The most a model may read of one file: a model reads in pages of a few thousand characters,
 /// so a bigger file is a mistake or an attack (a symlink to `/dev/zero` used to allocate 2 GB).
 pub const MODEL_READ_CAP: u64 = 4 << 20;
-
-/// What crew saw of a file when it read it: the "compare" half of every compare-and-swap.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Seen {
-    pub len: u64,
-    pub mtime_ns: i128,
-    pub hash: u64,
-}
-
-/// Why a jailed read failed (mapped to a [`GateError`] naming the path).
-enum ReadFail {
-    Missing,
-    Refused(String),
-    Io(std::io::Error),
-}
-
-/// Opens `full` for reading without following a final symlink and without blocking (a FIFO
-/// would otherwise hang the opener while it holds the vault lock), checks with `fstat` that it
-/// is a regular file of at most `cap` bytes, and reads it.
-fn read_regular(full: &Path, cap: u64) -> Result<(Vec<u8>, Seen), ReadFail> {
-    use std::io::Read as _;
-    let mut opts = std::fs::OpenOptions::new();
-    opts.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC);
-    }
-    let file = match opts.open(full) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(ReadFail::Missing),
-        #[cfg(unix)]
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-            return Err(ReadFail::Refused(
-                "it is a symbolic link, which could lead outside the vault".into(),
-            ));
-        }
-        Err(e) => return Err(ReadFail::Io(e)),
-    };
-    let meta = file.metadata().map_err(ReadFail::Io)?;
-    if !meta.file_type().is_file() {
-        let kind = if meta.is_dir() {
-            "a folder"
-        } else {
-            "not a regular file (a FIFO, socket or device)"
-        };
-        return Err(ReadFail::Refused(format!("it is {kind}")));
-    }
-    if meta.len() > cap {
-        return Err(ReadFail::Refused(format!(
-            "it holds {} bytes, more than the {cap} crew reads of one file",
-            meta.len()
-        )));
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    // `take`: a file growing while it is read still stops at the cap
-    file.take(cap + 1)
-        .read_to_end(&mut bytes)
-        .map_err(ReadFail::Io)?;
-    if bytes.len() as u64 > cap {
-        return Err(ReadFail::Refused(format!(
-            "it grew past the {cap} bytes crew reads of one file"
-        )));
-    }
-    let seen = Seen {
-        len: bytes.len() as u64,
-        mtime_ns: super::index::mtime_ns(&meta),
-        hash: fnv1a(FNV_OFFSET, &bytes),
-    };
-    Ok((bytes, seen))
-}
-
-/// A regular file's bytes, read without following a final symlink and without blocking on a
-/// FIFO (for readers outside the gate, such as undo, that must not hang holding the lock).
-pub fn read_regular_file(full: &Path) -> std::io::Result<Vec<u8>> {
-    read_regular(full, GATE_READ_CAP)
-        .map(|(bytes, _)| bytes)
-        .map_err(|e| match e {
-            ReadFail::Missing => std::io::Error::from(std::io::ErrorKind::NotFound),
-            ReadFail::Refused(reason) => {
-                std::io::Error::new(std::io::ErrorKind::InvalidInput, reason)
-            }
-            ReadFail::Io(e) => e,
-        })
-}
-
-/// Whether a file's permission bits forbid writing (`chmod 444`): crew leaves such notes alone,
-/// even when it runs as a user the permissions do not stop.
-fn is_read_only(full: &Path) -> bool {
-    std::fs::symlink_metadata(full).is_ok_and(|m| m.is_file() && m.permissions().readonly())
-}
-
-/// Characters that change the direction text is shown in: a name holding one can display as
-/// a different name (`U+202E` turns `gnp.md` into what looks like `md.png`).
-fn is_bidi_control(c: char) -> bool {
-    matches!(
-        c,
-        '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
-    )
-}
-
-/// Refuses a name crew would give a new file or folder when it holds bidi controls. Existing
-/// notes with such names stay readable and movable; crew only never makes new ones.
-fn check_new_name(path: &str) -> Result<(), GateError> {
-    if path.chars().any(is_bidi_control) {
-        return Err(GateError::Jail {
-            path: path.to_string(),
-            reason: "the name holds a bidirectional control character (it could display as another name)".into(),
-        });
-    }
-    Ok(())
-}
 
 /// Where a test hook runs: a change has been planned and checked, and nothing of it is
 /// written yet. Race tests change the vault here, deterministically.
@@ -207,253 +115,6 @@ pub enum HookPoint {
 
 /// A function the gate calls at each [`HookPoint`] with the path concerned (tests only).
 pub type Hook = Box<dyn FnMut(HookPoint, &str) + Send + Sync>;
-
-/// Kinds of operations, as they appear in journals, run logs and `--json` output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OpKind {
-    Create,
-    Write,
-    Edit,
-    Move,
-    Mkdir,
-}
-
-/// One change to the vault, recorded before it happens.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Operation {
-    pub seq: usize,
-    pub op: OpKind,
-    pub path: String,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub to: Option<String>,
-    /// File (in the journal folder) holding the bytes the path had before, for edits/writes.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub backup: Option<String>,
-    /// FNV-1a hash of the bytes after the operation, so undo can tell a later change.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub after_hash: Option<String>,
-    /// Why (e.g. "link to moved note"), for the human reading a plan.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub note: Option<String>,
-    /// Modification time (ns since the epoch) of the bytes in `backup`, so undo puts it back.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub mtime_ns: Option<i64>,
-}
-
-impl Operation {
-    /// A file created with `bytes` (journaled before it exists; undo sets it aside).
-    fn created(path: &str, bytes: &[u8], note: Option<String>) -> Operation {
-        Operation {
-            seq: 0,
-            op: OpKind::Create,
-            path: path.to_string(),
-            to: None,
-            backup: None,
-            after_hash: Some(fingerprint(bytes)),
-            note,
-            mtime_ns: None,
-        }
-    }
-}
-
-/// Where the core crew definition lives inside a vault, and which folders hold post-its.
-#[derive(Debug, Clone)]
-pub struct Policy {
-    /// Core agent names: their definition files are never written.
-    pub core_agents: Vec<String>,
-    /// The agent running now: only it may write its own post-it.
-    pub actor: Option<String>,
-    /// Folder of post-its, vault-relative (default `Meta/states`).
-    pub states_dir: String,
-    /// The gate is rooted at a crew-definition folder rather than a vault.
-    pub crew_definition_root: bool,
-    /// `crew init` installing the crew definition: its files may be created (never replaced).
-    pub installing: bool,
-    /// The lifecycle commands (`crew agents …`) and the create-agent / manage-agent skills:
-    /// custom agents and the registry may change. Everything else — any agent, any model —
-    /// finds every crew folder closed, so no run can plant or rewrite an agent.
-    pub changes_definition: bool,
-}
-
-impl Default for Policy {
-    fn default() -> Self {
-        Policy {
-            core_agents: crate::crew::CORE_AGENTS
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-            actor: None,
-            states_dir: "Meta/states".to_string(),
-            crew_definition_root: false,
-            installing: false,
-            changes_definition: false,
-        }
-    }
-}
-
-/// Folders where the anchor project (and crew) install a crew definition inside a vault.
-pub const CREW_FOLDERS: &[&str] = &[
-    ".crew",
-    ".claude",
-    ".gemini",
-    ".opencode",
-    ".codex",
-    ".agents",
-    ".platform",
-];
-
-/// The dispatcher files of the anchor project at the vault root.
-const DISPATCHER_FILES: &[&str] = &["claude.md", "gemini.md", "agents.md"];
-
-const WINDOWS_RESERVED: &[&str] = &[
-    "con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8",
-    "com9", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9",
-];
-
-/// Checks a vault-relative path and returns it normalised (`/`-separated, no `.` segments).
-pub fn jail(path: &str) -> Result<String, GateError> {
-    let refuse = |reason: &str| GateError::Jail {
-        path: path.to_string(),
-        reason: reason.to_string(),
-    };
-    if path.trim().is_empty() {
-        return Err(refuse("empty path"));
-    }
-    if path.chars().any(|c| c.is_control()) {
-        return Err(refuse("control characters in the path"));
-    }
-    if path.contains('\\') {
-        return Err(refuse("backslashes are not allowed; use / between folders"));
-    }
-    let p = Path::new(path);
-    if p.is_absolute() || path.starts_with('/') || path.get(1..2) == Some(":") {
-        return Err(refuse(
-            "absolute paths are outside the vault; give a vault-relative path",
-        ));
-    }
-    let mut parts = Vec::new();
-    for c in p.components() {
-        match c {
-            Component::Normal(s) => {
-                let s = s.to_string_lossy();
-                let stem = s.split('.').next().unwrap_or("").to_ascii_lowercase();
-                if WINDOWS_RESERVED.contains(&stem.as_str()) {
-                    return Err(refuse("a name Windows reserves (CON, NUL, COM1, …)"));
-                }
-                if s.ends_with(' ') || (s.ends_with('.') && s != ".") {
-                    return Err(refuse("a name ending in a space or a dot"));
-                }
-                parts.push(s.into_owned());
-            }
-            Component::CurDir => {}
-            Component::ParentDir => return Err(refuse("`..` leaves the vault")),
-            _ => return Err(refuse("not a vault-relative path")),
-        }
-    }
-    if parts.is_empty() {
-        return Err(refuse("names no file"));
-    }
-    Ok(parts.join("/"))
-}
-
-impl Policy {
-    /// Refuses protected paths (the path is already jailed).
-    pub fn check(&self, path: &str) -> Result<(), GateError> {
-        let protect = |reason: String| GateError::Protected {
-            path: path.to_string(),
-            reason,
-        };
-        let parts: Vec<&str> = path.split('/').collect();
-        let lower = path.to_lowercase();
-        if self.crew_definition_root {
-            return self.check_definition_file(&parts, &lower).map_err(protect);
-        }
-        let first = parts[0].to_lowercase();
-        if first == ".obsidian" || first == ".git" || first == ".trash" {
-            return Err(protect(format!(
-                "{} belongs to Obsidian or git, not to the crew",
-                parts[0]
-            )));
-        }
-        if CREW_FOLDERS.contains(&first.as_str()) {
-            if self.installing && first == ".crew" {
-                return Ok(());
-            }
-            if !self.changes_definition {
-                return Err(protect(
-                    "the crew definition changes only through `crew agents …` or the create-agent and manage-agent skills".to_string(),
-                ));
-            }
-            return self
-                .check_definition_file(&parts[1..], &parts[1..].join("/").to_lowercase())
-                .map_err(protect);
-        }
-        if parts.iter().any(|p| p.starts_with('.')) {
-            return Err(protect(
-                "hidden files and folders are not vault notes".to_string(),
-            ));
-        }
-        if parts.len() == 1 && DISPATCHER_FILES.contains(&lower.as_str()) {
-            return Err(protect(
-                "the dispatcher file is part of the crew definition".to_string(),
-            ));
-        }
-        let states = format!("{}/", self.states_dir.to_lowercase());
-        if let Some(rest) = lower.strip_prefix(&states) {
-            let owner = rest.strip_suffix(".md").unwrap_or(rest);
-            if self.actor.as_deref().map(str::to_lowercase).as_deref() != Some(owner) {
-                return Err(protect(format!(
-                    "this is the post-it of agent `{owner}`; only that agent writes it"
-                )));
-            }
-        }
-        Ok(())
-    }
-
-    fn check_definition_file(&self, parts: &[&str], lower: &str) -> Result<(), String> {
-        match parts {
-            ["references", f]
-                if ["agents-registry.md", "agents.md"].contains(&f.to_lowercase().as_str()) =>
-            {
-                Ok(())
-            }
-            ["agents", f] | ["removed", f] => {
-                let name = f.to_lowercase();
-                let name = name.strip_suffix(".md").unwrap_or(&name);
-                if self.core_agents.iter().any(|c| c == name) {
-                    Err(format!(
-                        "`{name}` is a core agent; its definition ships with crew"
-                    ))
-                } else {
-                    Ok(())
-                }
-            }
-            _ => Err(format!(
-                "{lower} is part of the crew definition; only custom agents and the registry may change"
-            )),
-        }
-    }
-}
-
-/// FNV-1a, 64 bit: a stable fingerprint of file contents for the journal.
-pub fn fingerprint(bytes: &[u8]) -> String {
-    format!("{:016x}", fnv1a(FNV_OFFSET, bytes))
-}
-
-/// The FNV-1a start value; feeding pieces one after another to [`fnv1a`] hashes their
-/// concatenation.
-pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-
-/// 64-bit FNV-1a, continued from `h`.
-pub fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
 /// What a move did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct MoveOutcome {
@@ -466,69 +127,6 @@ pub struct MoveOutcome {
     /// worked), with why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<(String, String)>,
-}
-
-/// The journal of one run: entries appended to `journal.jsonl` before each change, backups of
-/// original bytes beside it. `None` dir: kept in memory only (tests, dry runs).
-#[derive(Debug, Default)]
-pub struct Journal {
-    dir: Option<PathBuf>,
-    pub entries: Vec<Operation>,
-    /// The original bytes of each entry (parallel to `entries`), so a failed move can be
-    /// rolled back without reading the backups again.
-    originals: Vec<Option<Vec<u8>>>,
-    /// Sequence numbers only grow: a rolled-back entry stays in `journal.jsonl` (undo sees it
-    /// as never applied), so its number and backup file must not be reused.
-    last_seq: usize,
-}
-
-impl Journal {
-    pub fn in_memory() -> Self {
-        Journal::default()
-    }
-
-    pub fn at(dir: PathBuf) -> Self {
-        Journal {
-            dir: Some(dir),
-            ..Journal::default()
-        }
-    }
-
-    pub fn dir(&self) -> Option<&Path> {
-        self.dir.as_deref()
-    }
-
-    fn record(&mut self, mut op: Operation, original: Option<&[u8]>) -> Result<(), GateError> {
-        self.last_seq += 1;
-        op.seq = self.last_seq;
-        if let Some(dir) = &self.dir {
-            std::fs::create_dir_all(dir).map_err(|e| GateError::io(&dir.to_string_lossy(), e))?;
-            if let Some(bytes) = original {
-                let name = format!("{}.orig", op.seq);
-                write_synced(&dir.join(&name), bytes).map_err(|e| GateError::io(&name, e))?;
-                op.backup = Some(name);
-            }
-            let line = serde_json::to_string(&op).unwrap_or_default();
-            let path = dir.join("journal.jsonl");
-            let mut f = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&path)
-                .map_err(|e| GateError::io(&path.to_string_lossy(), e))?;
-            writeln!(f, "{line}")
-                .and_then(|_| f.sync_data())
-                .map_err(|e| GateError::io(&path.to_string_lossy(), e))?;
-        }
-        self.entries.push(op);
-        self.originals.push(original.map(<[u8]>::to_vec));
-        Ok(())
-    }
-}
-
-fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut f = std::fs::File::create(path)?;
-    f.write_all(bytes)?;
-    f.sync_all()
 }
 
 /// The gate over one vault.
@@ -606,9 +204,9 @@ impl Gate {
     }
 
     /// Reads a file as the gate sees it: through the jail (no symlink on the way, a regular
-    /// file only, at most [`GATE_READ_CAP`] bytes); in a dry run its own planned writes first.
+    /// file only, at most [`READ_CAP`] bytes); in a dry run its own planned writes first.
     pub fn read(&self, path: &str) -> Option<Vec<u8>> {
-        self.read_checked(path, GATE_READ_CAP).ok()
+        self.read_checked(path, READ_CAP).ok()
     }
 
     /// Like [`Gate::read`], saying why a file cannot be read, with a size cap (model reads use
@@ -639,7 +237,7 @@ impl Gate {
     }
 }
 
-impl super::NoteSource for Gate {
+impl crate::vault::NoteSource for Gate {
     fn note_text(&self, path: &str) -> Option<String> {
         self.read_text(path)
     }
@@ -682,7 +280,7 @@ impl Gate {
                 }),
             };
         }
-        self.read_disk(path, GATE_READ_CAP)
+        self.read_disk(path, READ_CAP)
     }
 
     /// The compare of compare-and-swap: the file still holds what crew read (size,
@@ -695,7 +293,7 @@ impl Gate {
             path: path.to_string(),
             detail,
         };
-        match read_regular(&self.vault.root.join(path), GATE_READ_CAP) {
+        match read_regular(&self.vault.root.join(path), READ_CAP) {
             Ok((_, now)) if now == *seen => Ok(()),
             Ok(_) => Err(changed("its bytes differ from what crew read".into())),
             Err(ReadFail::Missing) => Err(changed("it was moved or deleted".into())),
@@ -1063,10 +661,9 @@ impl Gate {
         let mut undone = 0;
         let mut failed = Vec::new();
         while self.journal.entries.len() > mark {
-            let Some(op) = self.journal.entries.pop() else {
+            let Some((op, original)) = self.journal.pop() else {
                 break;
             };
-            let original = self.journal.originals.pop().flatten();
             match self.reverse(&op, original) {
                 Ok(()) => undone += 1,
                 Err(why) => failed.push(format!("{} ({why})", op.path)),
@@ -1088,7 +685,7 @@ impl Gate {
                 let bytes = original.ok_or("no original bytes were kept")?;
                 if !self.dry_run {
                     let full = self.vault.root.join(&op.path);
-                    match read_regular(&full, GATE_READ_CAP) {
+                    match read_regular(&full, READ_CAP) {
                         Ok((_, now))
                             if op.after_hash.as_deref() == Some(&format!("{:016x}", now.hash)) => {}
                         _ => return Err("it changed after crew wrote it; left as it is".into()),
@@ -1383,8 +980,7 @@ impl Gate {
             && let Err(e) = move_no_clobber(&self.vault.root.join(from), &self.vault.root.join(to))
         {
             // the rename did not happen: its entry must not be reversed by the rollback
-            self.journal.entries.pop();
-            self.journal.originals.pop();
+            self.journal.pop();
             return Err(if e.kind() == std::io::ErrorKind::AlreadyExists {
                 format!("{to} appeared while crew worked")
             } else if e.kind() == std::io::ErrorKind::NotFound {
@@ -1403,299 +999,6 @@ impl Gate {
             skipped,
         })
     }
-}
-
-/// Sets a file's modification time (ns since the epoch): undo and rollbacks put back the time
-/// a restored note had, so "recently modified" views are not disturbed.
-pub fn set_mtime(path: &Path, ns: i64) -> std::io::Result<()> {
-    let Ok(ns) = u64::try_from(ns) else {
-        return Ok(());
-    };
-    let time = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns);
-    std::fs::File::options()
-        .write(true)
-        .open(path)?
-        .set_modified(time)
-}
-
-/// Writes `bytes` to `path` through a hidden temporary file in the same folder and a rename.
-/// With `no_clobber`, fails instead of replacing an existing file.
-pub fn atomic_write(path: &Path, bytes: &[u8], no_clobber: bool) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".crew-tmp-").suffix(".part");
-    #[cfg(unix)]
-    {
-        // 0666 through the umask, as any editor creates a file (tempfile's default is 0600)
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let mut tmp = builder.tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        // keep the note's permissions when replacing it
-        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
-    }
-    if no_clobber {
-        tmp.persist_noclobber(path).map_err(|e| e.error)?;
-    } else {
-        tmp.persist(path).map_err(|e| e.error)?;
-    }
-    Ok(())
-}
-
-/// Moves a file without ever replacing an existing one, atomically: the note has exactly one
-/// name at every instant (on Linux `renameat2` with `RENAME_NOREPLACE`; elsewhere a checked
-/// rename, which the vault lock protects from other crew writers).
-fn move_no_clobber(from: &Path, to: &Path) -> std::io::Result<()> {
-    if let Some(dir) = to.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        let c = |p: &Path| {
-            std::ffi::CString::new(p.as_os_str().as_bytes())
-                .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "NUL in path"))
-        };
-        let (f, t) = (c(from)?, c(to)?);
-        // SAFETY: both arguments are valid NUL-terminated paths that live across the call.
-        let rc = unsafe {
-            libc::renameat2(
-                libc::AT_FDCWD,
-                f.as_ptr(),
-                libc::AT_FDCWD,
-                t.as_ptr(),
-                libc::RENAME_NOREPLACE,
-            )
-        };
-        if rc == 0 {
-            return Ok(());
-        }
-        let err = std::io::Error::last_os_error();
-        // file systems without RENAME_NOREPLACE support answer EINVAL: fall back below
-        if err.raw_os_error() != Some(libc::EINVAL) {
-            return Err(err);
-        }
-    }
-    if to.exists() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::AlreadyExists,
-            "destination exists",
-        ));
-    }
-    std::fs::rename(from, to)
-}
-
-/// For a move `from → to`, the replacements each note needs so that every link keeps its
-/// target. Links already right after the move are left byte for byte as they are.
-///
-/// Only links that can change meaning are looked at: those whose target's leaf names the moved
-/// file (before or after), and all links of the moved note itself (its folder changes). The
-/// file table is renamed in place for the "after" view and renamed back.
-pub fn plan_link_rewrites(
-    vault: &mut Vault,
-    from: &str,
-    to: &str,
-) -> Vec<(String, Vec<Replacement>)> {
-    struct Candidate {
-        note: usize,
-        span: std::ops::Range<usize>,
-        target: String,
-        markdown: bool,
-        link: Option<super::markdown::WikiLink>,
-        fragment: Option<String>,
-        before: Option<String>,
-    }
-    let Some(moved) = vault.files.id_of(from) else {
-        return Vec::new();
-    };
-    let leaves = [super::leaves::leaf(from), super::leaves::leaf(to)];
-    let moved_note = vault.note_of_file(moved);
-    let wiki = |n: usize, link: &super::markdown::WikiLink| Candidate {
-        note: n,
-        span: link.span.clone(),
-        target: link.target.clone(),
-        markdown: false,
-        link: Some(link.clone()),
-        fragment: None,
-        before: None,
-    };
-    // the links naming the moved file's leaf, and every link of the moved note itself
-    let mut refs = vault.leaf_index().naming(&vault.notes, &leaves);
-    if let Some(n) = moved_note {
-        let note = &vault.notes[n];
-        let own = |kind, count: usize| {
-            (0..count).map(move |index| LinkRef {
-                note: n,
-                kind,
-                index,
-            })
-        };
-        refs.extend(own(LinkKind::Wiki, note.wikilinks.len()));
-        refs.extend(own(LinkKind::Frontmatter, note.frontmatter_links.len()));
-        refs.extend(own(LinkKind::Markdown, note.markdown_links.len()));
-        refs.sort_unstable();
-        refs.dedup();
-    }
-    let mut cands: Vec<Candidate> = Vec::new();
-    for r in refs {
-        let note = &vault.notes[r.note];
-        match r.kind {
-            LinkKind::Wiki | LinkKind::Frontmatter => {
-                let link = if r.kind == LinkKind::Wiki {
-                    &note.wikilinks[r.index]
-                } else {
-                    &note.frontmatter_links[r.index]
-                };
-                if !link.target.is_empty() {
-                    cands.push(wiki(r.note, link));
-                }
-            }
-            LinkKind::Markdown => {
-                let link = &note.markdown_links[r.index];
-                cands.push(Candidate {
-                    note: r.note,
-                    span: link.dest_span.clone(),
-                    target: link.target.clone(),
-                    markdown: true,
-                    link: None,
-                    fragment: link.fragment.clone(),
-                    before: None,
-                });
-            }
-        }
-    }
-    for c in &mut cands {
-        let path = &vault.notes[c.note].path;
-        c.before = resolve_any(&vault.files, path, &c.target, c.markdown).map(|id| {
-            if id == moved {
-                to.to_string()
-            } else {
-                vault.files.paths[id].clone()
-            }
-        });
-    }
-    vault.files.rename(moved, to);
-    let mut plans: Vec<(String, Vec<Replacement>)> = Vec::new();
-    for c in &cands {
-        let Some(desired) = &c.before else { continue };
-        let note_path = if Some(c.note) == moved_note {
-            to.to_string()
-        } else {
-            vault.notes[c.note].path.clone()
-        };
-        let now = resolve_any(&vault.files, &note_path, &c.target, c.markdown)
-            .map(|id| vault.files.paths[id].clone());
-        if now.as_deref() == Some(desired.as_str()) {
-            continue;
-        }
-        let with = if c.markdown {
-            let t = best_markdown_target(&vault.files, &note_path, desired);
-            match &c.fragment {
-                Some(f) => format!("{t}#{f}"),
-                None => t,
-            }
-        } else {
-            let t = best_wikilink_target(&vault.files, &note_path, desired);
-            c.link
-                .as_ref()
-                .map_or(t.clone(), |l| edit::render_wikilink(l, &t))
-        };
-        match plans.iter_mut().find(|(p, _)| *p == note_path) {
-            Some((_, reps)) => reps.push(Replacement {
-                range: c.span.clone(),
-                with,
-            }),
-            None => plans.push((
-                note_path,
-                vec![Replacement {
-                    range: c.span.clone(),
-                    with,
-                }],
-            )),
-        }
-    }
-    vault.files.rename(moved, from);
-    plans
-}
-
-pub(crate) fn resolve_any(
-    table: &FileTable,
-    from: &str,
-    target: &str,
-    markdown: bool,
-) -> Option<usize> {
-    if markdown {
-        // Markdown links are paths: relative to the note's folder first, then from the root.
-        let dir = from.rsplit_once('/').map_or("", |(d, _)| d);
-        let rel = if dir.is_empty() {
-            target.to_string()
-        } else {
-            format!("{dir}/{target}")
-        };
-        if let Some(id) = normalise(&rel).and_then(|p| table.id_of(&p)) {
-            return Some(id);
-        }
-    }
-    match table.resolve(from, target) {
-        Resolution::File { id, .. } => Some(id),
-        _ => None,
-    }
-}
-
-fn normalise(path: &str) -> Option<String> {
-    let mut parts: Vec<&str> = Vec::new();
-    for seg in path.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s),
-        }
-    }
-    Some(parts.join("/"))
-}
-
-/// The shortest wikilink target that resolves to `desired` from the note at `from`: the bare
-/// name when that is unambiguous, else the vault path (without `.md` for notes), else the vault
-/// path with a leading `/` (a note at the root shares its path with its bare name).
-fn best_wikilink_target(table: &FileTable, from: &str, desired: &str) -> String {
-    let file = desired.rsplit('/').next().unwrap_or(desired);
-    let short = file.strip_suffix(".md").unwrap_or(file);
-    let full = desired.strip_suffix(".md").unwrap_or(desired);
-    let lands = |target: &str, allow_ambiguous: bool| match table.resolve(from, target) {
-        Resolution::File { id, ambiguous } => {
-            table.paths[id] == desired && (allow_ambiguous || !ambiguous)
-        }
-        _ => false,
-    };
-    if lands(short, false) {
-        short.to_string()
-    } else if lands(full, true) {
-        full.to_string()
-    } else {
-        format!("/{full}")
-    }
-}
-
-/// A Markdown link destination (%-encoded) that resolves to `desired` from the note at `from`:
-/// the vault path when it does, else the path relative to the note's folder.
-fn best_markdown_target(table: &FileTable, from: &str, desired: &str) -> String {
-    if resolve_any(table, from, desired, true).map(|id| table.paths[id].as_str()) == Some(desired) {
-        return edit::encode_md_path(desired);
-    }
-    let from_dir: Vec<&str> = from
-        .rsplit_once('/')
-        .map_or(Vec::new(), |(d, _)| d.split('/').collect());
-    let to: Vec<&str> = desired.split('/').collect();
-    let shared = from_dir.iter().zip(&to).take_while(|(a, b)| a == b).count();
-    let mut rel: Vec<&str> = vec![".."; from_dir.len() - shared];
-    rel.extend(&to[shared..]);
-    edit::encode_md_path(&rel.join("/"))
 }
 
 #[cfg(test)]

@@ -1,0 +1,211 @@
+//! Link-rewrite planning for a move: which links in which notes must change so that every link
+//! keeps pointing at the same file.
+
+use crate::Vault;
+use crate::edit::{self, Replacement};
+use crate::leaves::{LinkKind, LinkRef};
+use crate::resolve::{FileTable, Resolution};
+
+/// For a move `from → to`, the replacements each note needs so that every link keeps its
+/// target. Links already right after the move are left byte for byte as they are.
+///
+/// Only links that can change meaning are looked at: those whose target's leaf names the moved
+/// file (before or after), and all links of the moved note itself (its folder changes). The
+/// file table is renamed in place for the "after" view and renamed back.
+pub fn plan_link_rewrites(
+    vault: &mut Vault,
+    from: &str,
+    to: &str,
+) -> Vec<(String, Vec<Replacement>)> {
+    struct Candidate {
+        note: usize,
+        span: std::ops::Range<usize>,
+        target: String,
+        markdown: bool,
+        link: Option<crate::markdown::WikiLink>,
+        fragment: Option<String>,
+        before: Option<String>,
+    }
+    let Some(moved) = vault.files.id_of(from) else {
+        return Vec::new();
+    };
+    let leaves = [crate::leaves::leaf(from), crate::leaves::leaf(to)];
+    let moved_note = vault.note_of_file(moved);
+    let wiki = |n: usize, link: &crate::markdown::WikiLink| Candidate {
+        note: n,
+        span: link.span.clone(),
+        target: link.target.clone(),
+        markdown: false,
+        link: Some(link.clone()),
+        fragment: None,
+        before: None,
+    };
+    // the links naming the moved file's leaf, and every link of the moved note itself
+    let mut refs = vault.leaf_index().naming(&vault.notes, &leaves);
+    if let Some(n) = moved_note {
+        let note = &vault.notes[n];
+        let own = |kind, count: usize| {
+            (0..count).map(move |index| LinkRef {
+                note: n,
+                kind,
+                index,
+            })
+        };
+        refs.extend(own(LinkKind::Wiki, note.wikilinks.len()));
+        refs.extend(own(LinkKind::Frontmatter, note.frontmatter_links.len()));
+        refs.extend(own(LinkKind::Markdown, note.markdown_links.len()));
+        refs.sort_unstable();
+        refs.dedup();
+    }
+    let mut cands: Vec<Candidate> = Vec::new();
+    for r in refs {
+        let note = &vault.notes[r.note];
+        match r.kind {
+            LinkKind::Wiki | LinkKind::Frontmatter => {
+                let link = if r.kind == LinkKind::Wiki {
+                    &note.wikilinks[r.index]
+                } else {
+                    &note.frontmatter_links[r.index]
+                };
+                if !link.target.is_empty() {
+                    cands.push(wiki(r.note, link));
+                }
+            }
+            LinkKind::Markdown => {
+                let link = &note.markdown_links[r.index];
+                cands.push(Candidate {
+                    note: r.note,
+                    span: link.dest_span.clone(),
+                    target: link.target.clone(),
+                    markdown: true,
+                    link: None,
+                    fragment: link.fragment.clone(),
+                    before: None,
+                });
+            }
+        }
+    }
+    for c in &mut cands {
+        let path = &vault.notes[c.note].path;
+        c.before = resolve_any(&vault.files, path, &c.target, c.markdown).map(|id| {
+            if id == moved {
+                to.to_string()
+            } else {
+                vault.files.paths[id].clone()
+            }
+        });
+    }
+    vault.files.rename(moved, to);
+    let mut plans: Vec<(String, Vec<Replacement>)> = Vec::new();
+    for c in &cands {
+        let Some(desired) = &c.before else { continue };
+        let note_path = if Some(c.note) == moved_note {
+            to.to_string()
+        } else {
+            vault.notes[c.note].path.clone()
+        };
+        let now = resolve_any(&vault.files, &note_path, &c.target, c.markdown)
+            .map(|id| vault.files.paths[id].clone());
+        if now.as_deref() == Some(desired.as_str()) {
+            continue;
+        }
+        let with = if c.markdown {
+            let t = best_markdown_target(&vault.files, &note_path, desired);
+            match &c.fragment {
+                Some(f) => format!("{t}#{f}"),
+                None => t,
+            }
+        } else {
+            let t = best_wikilink_target(&vault.files, &note_path, desired);
+            c.link
+                .as_ref()
+                .map_or(t.clone(), |l| edit::render_wikilink(l, &t))
+        };
+        match plans.iter_mut().find(|(p, _)| *p == note_path) {
+            Some((_, reps)) => reps.push(Replacement {
+                range: c.span.clone(),
+                with,
+            }),
+            None => plans.push((
+                note_path,
+                vec![Replacement {
+                    range: c.span.clone(),
+                    with,
+                }],
+            )),
+        }
+    }
+    vault.files.rename(moved, from);
+    plans
+}
+
+pub fn resolve_any(table: &FileTable, from: &str, target: &str, markdown: bool) -> Option<usize> {
+    if markdown {
+        // Markdown links are paths: relative to the note's folder first, then from the root.
+        let dir = from.rsplit_once('/').map_or("", |(d, _)| d);
+        let rel = if dir.is_empty() {
+            target.to_string()
+        } else {
+            format!("{dir}/{target}")
+        };
+        if let Some(id) = normalise(&rel).and_then(|p| table.id_of(&p)) {
+            return Some(id);
+        }
+    }
+    match table.resolve(from, target) {
+        Resolution::File { id, .. } => Some(id),
+        _ => None,
+    }
+}
+
+fn normalise(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// The shortest wikilink target that resolves to `desired` from the note at `from`: the bare
+/// name when that is unambiguous, else the vault path (without `.md` for notes), else the vault
+/// path with a leading `/` (a note at the root shares its path with its bare name).
+fn best_wikilink_target(table: &FileTable, from: &str, desired: &str) -> String {
+    let file = desired.rsplit('/').next().unwrap_or(desired);
+    let short = file.strip_suffix(".md").unwrap_or(file);
+    let full = desired.strip_suffix(".md").unwrap_or(desired);
+    let lands = |target: &str, allow_ambiguous: bool| match table.resolve(from, target) {
+        Resolution::File { id, ambiguous } => {
+            table.paths[id] == desired && (allow_ambiguous || !ambiguous)
+        }
+        _ => false,
+    };
+    if lands(short, false) {
+        short.to_string()
+    } else if lands(full, true) {
+        full.to_string()
+    } else {
+        format!("/{full}")
+    }
+}
+
+/// A Markdown link destination (%-encoded) that resolves to `desired` from the note at `from`:
+/// the vault path when it does, else the path relative to the note's folder.
+fn best_markdown_target(table: &FileTable, from: &str, desired: &str) -> String {
+    if resolve_any(table, from, desired, true).map(|id| table.paths[id].as_str()) == Some(desired) {
+        return edit::encode_md_path(desired);
+    }
+    let from_dir: Vec<&str> = from
+        .rsplit_once('/')
+        .map_or(Vec::new(), |(d, _)| d.split('/').collect());
+    let to: Vec<&str> = desired.split('/').collect();
+    let shared = from_dir.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut rel: Vec<&str> = vec![".."; from_dir.len() - shared];
+    rel.extend(&to[shared..]);
+    edit::encode_md_path(&rel.join("/"))
+}
