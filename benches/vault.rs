@@ -1,7 +1,7 @@
 //! `cargo bench --bench vault`: crew next to baselines measured in the same run, as ratios.
 //!
 //! CREW_BENCH_NOTES: comma-separated vault sizes (default 10000). Needs `rg` (ripgrep) on PATH
-//! for the read-everything baseline. Vaults are generated with `crew::synth` (deterministic).
+//! for the read-everything baseline. Vaults are generated with `crew_synth` (crates/synth) (deterministic).
 //! The real vaults of `../shared/corpora/vaults` are measured too when that folder exists
 //! (each on a copy, so that the index can be written and a note changed);
 //! CREW_BENCH_CORPORA=0 leaves them out.
@@ -209,7 +209,7 @@ fn bench_size(n: usize) {
     let dir = tempfile::tempdir().expect("tmp");
     // about 1,000 notes in the inbox at every size
     let share = (100_000 / n.max(1)).clamp(1, 50) as u64;
-    let g = crew::synth::generate(dir.path(), n, 42, share).expect("generate");
+    let g = crew_synth::generate(dir.path(), n, 42, share).expect("generate");
     println!(
         "\n### {n} notes ({:.1} MB of Markdown, {} in the inbox)\n",
         g.bytes as f64 / 1e6,
@@ -220,7 +220,7 @@ fn bench_size(n: usize) {
     // crew and its baseline take turns, so a slow moment of the shared machine hits both
     let (full, rg) = paired(
         9,
-        || time_stats(|| Vault::open_fresh(dir.path())),
+        || time_stats(|| Vault::open(dir.path())),
         || rg_links(dir.path()),
     );
     row(
@@ -234,9 +234,9 @@ fn bench_size(n: usize) {
     let index_dir = dir.path().join(".crew");
     let _ = std::fs::create_dir_all(&index_dir);
     // build the index, and let the racy window pass so its entries are trusted
-    let _ = Vault::open(dir.path());
+    let _ = crew::state::open_vault(dir.path());
     std::thread::sleep(Duration::from_millis(2100));
-    let _ = Vault::open(dir.path());
+    let _ = crew::state::open_vault(dir.path());
     let (inc, walk) = paired(
         9,
         || {
@@ -250,7 +250,7 @@ fn bench_size(n: usize) {
                 t.push_str("\nchanged [[Garden river 1]]\n");
                 let _ = std::fs::write(e.path(), t);
             }
-            time_stats(|| Vault::open(dir.path()))
+            time_stats(|| crew::state::open_vault(dir.path()))
         },
         || stat_walk(dir.path()),
     );
@@ -260,7 +260,7 @@ fn bench_size(n: usize) {
         "stat walk",
         walk,
     );
-    let vault = Vault::open(dir.path()).expect("open");
+    let vault = crew::state::open_vault(dir.path()).expect("open");
     let today = chrono::NaiveDate::from_ymd_opt(2026, 11, 30).expect("date");
     let q = crew::agents::seeker::parse_query("garden budget");
     let search = median(
@@ -379,11 +379,7 @@ fn bench_corpora() {
         );
         println!("| operation | crew | baseline | baseline time | ratio |\n|---|---|---|---|---|");
         let _ = rg_links(&dir);
-        let (full, rg) = paired(
-            15,
-            || time_stats(|| Vault::open_fresh(&dir)),
-            || rg_links(&dir),
-        );
+        let (full, rg) = paired(15, || time_stats(|| Vault::open(&dir)), || rg_links(&dir));
         row(
             "full stats (walk, read, parse, resolve, count)",
             full,
@@ -391,9 +387,9 @@ fn bench_corpora() {
             rg,
         );
         let _ = std::fs::create_dir_all(dir.join(".crew"));
-        let _ = Vault::open(&dir);
+        let _ = crew::state::open_vault(&dir);
         std::thread::sleep(Duration::from_millis(2100));
-        let _ = Vault::open(&dir);
+        let _ = crew::state::open_vault(&dir);
         let victim = notes.first().cloned();
         let (inc, rg2) = paired(
             15,
@@ -403,7 +399,7 @@ fn bench_corpora() {
                     t.push_str("\nchanged [[Somewhere]]\n");
                     let _ = std::fs::write(v, t);
                 }
-                time_stats(|| Vault::open(&dir))
+                time_stats(|| crew::state::open_vault(&dir))
             },
             || rg_links(&dir),
         );

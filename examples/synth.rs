@@ -10,7 +10,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let seed: u64 = args.get(2).map_or(Ok(42), |s| s.parse())?;
     // about 1,000 notes in the inbox, as in the benchmarks
     let share = (100_000 / n.max(1)).clamp(1, 50) as u64;
-    let g = crew::synth::generate(std::path::Path::new(dir), n, seed, share)?;
+    let g = crew_synth::generate(std::path::Path::new(dir), n, seed, share)?;
     println!("{g:?}");
     Ok(())
 }

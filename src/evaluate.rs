@@ -114,7 +114,7 @@ pub fn evaluate(
     let copy = scratch.path().join("vault");
     copy_vault(vault_path, &copy)?;
     let folders = &crew.config.folders;
-    let vault = Vault::open_fresh(&copy)?;
+    let vault = Vault::open(&copy)?;
     let excluded: rustc_hash::FxHashSet<String> =
         [&folders.inbox, &folders.templates, &folders.meta]
             .into_iter()

@@ -14,7 +14,6 @@ pub mod run;
 pub mod schedule;
 pub mod setup;
 pub mod state;
-pub mod synth;
 pub mod watch;
 
 /// The vault layer is its own crate (`crates/vault`); inside crew it is the `vault` room.

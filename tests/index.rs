@@ -29,8 +29,8 @@ fn fingerprint(v: &Vault) -> Vec<(String, Vec<u8>, Option<String>)> {
 }
 
 fn assert_same(dir: &std::path::Path, when: &str) {
-    let indexed = Vault::open(dir).expect("indexed");
-    let fresh = Vault::open_fresh(dir).expect("fresh");
+    let indexed = crew::state::open_vault(dir).expect("indexed");
+    let fresh = Vault::open(dir).expect("fresh");
     assert_eq!(
         VaultStats::of(&indexed),
         VaultStats::of(&fresh),
@@ -54,7 +54,7 @@ fn assert_same(dir: &std::path::Path, when: &str) {
 #[test]
 fn the_index_equals_a_full_rescan() {
     let dir = tempfile::tempdir().expect("tmp");
-    crew::synth::generate(dir.path(), 400, 9, 10).expect("generate");
+    crew_synth::generate(dir.path(), 400, 9, 10).expect("generate");
     std::fs::write(
         dir.path().join("Linker.md"),
         "[[Later]] ![[pic.png]] [[Renamed note]]",
@@ -101,7 +101,7 @@ fn the_index_equals_a_full_rescan() {
         .map(|c| if c == 'a' { 'o' } else { c })
         .collect();
     assert_eq!(flipped.len(), text.len());
-    let _ = Vault::open(dir.path()); // the index now holds the old content, written just now
+    let _ = crew::state::open_vault(dir.path()); // the index now holds the old content, written just now
     std::fs::write(target, &flipped).expect("rewrite");
     std::fs::File::options()
         .write(true)
@@ -115,7 +115,7 @@ fn the_index_equals_a_full_rescan() {
 #[test]
 fn a_corrupt_or_foreign_index_is_rebuilt_not_trusted() {
     let dir = tempfile::tempdir().expect("tmp");
-    crew::synth::generate(dir.path(), 50, 3, 10).expect("generate");
+    crew_synth::generate(dir.path(), 50, 3, 10).expect("generate");
     std::fs::create_dir_all(dir.path().join(".crew")).expect("state dir");
     for garbage in [&b"not an index"[..], &[0xff; 64][..], &[][..]] {
         std::fs::write(dir.path().join(".crew/index.bin"), garbage).expect("corrupt");
@@ -123,7 +123,7 @@ fn a_corrupt_or_foreign_index_is_rebuilt_not_trusted() {
     }
     // a torn index (cut short, or with bytes after its last chunk) is rebuilt as well
     let index = dir.path().join(".crew/index.bin");
-    let _ = Vault::open(dir.path());
+    let _ = crew::state::open_vault(dir.path());
     let whole = std::fs::read(&index).expect("index");
     for torn in [
         &whole[..whole.len() / 2],
@@ -140,10 +140,10 @@ fn a_corrupt_or_foreign_index_is_rebuilt_not_trusted() {
 fn a_damaged_index_is_never_trusted() {
     use proptest::test_runner::{Config, TestRunner};
     let dir = tempfile::tempdir().expect("tmp");
-    crew::synth::generate(dir.path(), 60, 11, 10).expect("generate");
+    crew_synth::generate(dir.path(), 60, 11, 10).expect("generate");
     std::fs::create_dir_all(dir.path().join(".crew")).expect("state dir");
     let index = dir.path().join(".crew/index.bin");
-    let _ = Vault::open(dir.path());
+    let _ = crew::state::open_vault(dir.path());
     std::thread::sleep(Duration::from_millis(2100));
     assert_same(dir.path(), "trusted index");
     let good = std::fs::read(&index).expect("index");

@@ -1187,7 +1187,7 @@ mod tests {
     #[test]
     fn near_duplicates_match_an_all_pairs_comparison() {
         let dir = tempfile::tempdir().expect("tmp");
-        crate::synth::generate(dir.path(), 300, 5, 5).expect("generate");
+        crew_synth::generate(dir.path(), 300, 5, 5).expect("generate");
         let words: Vec<String> = (0..400)
             .map(|i| format!("w{}x{}", i * 7919 % 1000, i))
             .collect();
@@ -1211,7 +1211,7 @@ mod tests {
             )
             .expect("copy");
         }
-        let vault = Vault::open_fresh(dir.path()).expect("open");
+        let vault = Vault::open(dir.path()).expect("open");
         let f = Folders::default();
         let today = chrono::NaiveDate::from_ymd_opt(2026, 11, 30).expect("date");
         let a = audit(&vault, &vault, &f, today);

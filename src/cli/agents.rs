@@ -12,7 +12,6 @@ use crew::crew::registry::{self, AgentRow, Status};
 use crew::crew::{Crew, CrewSource, Kind};
 use crew::gate::{Gate, Policy};
 use crew::state::journal::Journal;
-use crew::vault::Vault;
 
 fn row_status(crew: &Crew, name: &str) -> &'static str {
     match crew
@@ -246,7 +245,7 @@ fn definition_gate(g: &Global, crew: &Crew, dry_run: bool) -> anyhow::Result<(Ga
                 changes_definition: true,
                 ..Policy::default()
             };
-            let v = Vault::open(&root)?;
+            let v = crew::state::open_vault(&root)?;
             Ok((Gate::new(v, policy, journal, dry_run), prefix))
         }
     }

@@ -60,7 +60,9 @@ pub fn crew_to_run(g: &Global) -> anyhow::Result<Crew> {
 /// releasing a large vault's memory one allocation at a time costs measurable time at exit and
 /// gives nothing back.
 fn open_vault(g: &Global) -> anyhow::Result<std::mem::ManuallyDrop<Vault>> {
-    Ok(std::mem::ManuallyDrop::new(Vault::open(g.vault_path())?))
+    Ok(std::mem::ManuallyDrop::new(crew::state::open_vault(
+        &g.vault_path(),
+    )?))
 }
 
 fn progress(json: bool) -> impl FnMut(&str) {
@@ -129,7 +131,7 @@ pub fn init(
 
 /// The folders filing learned from an adopted vault, and how sure it can be there.
 fn learned_map(path: &Path) -> String {
-    let (Ok(vault), Ok(crew)) = (Vault::open(path), Crew::load(path, None)) else {
+    let (Ok(vault), Ok(crew)) = (crew::state::open_vault(&path), Crew::load(path, None)) else {
         return String::new();
     };
     let Some(l) = crew::evaluate::calibrate(&vault, &crew) else {
@@ -198,7 +200,7 @@ pub fn demo(g: &Global, dir: Option<PathBuf>) -> anyhow::Result<u8> {
         text.push_str(&render::report_text(&report));
         runs.push(report);
     }
-    let vault = Vault::open(&dir)?;
+    let vault = crew::state::open_vault(&dir)?;
     let q = crew::agents::seeker::parse_query("knee");
     let hits = crew::agents::seeker::search(
         &vault,
@@ -319,7 +321,7 @@ pub fn state(g: &Global, action: StateAction) -> anyhow::Result<u8> {
             if crew.lookup(&agent).is_none() && crew.agent(&agent).is_none() {
                 bail!("no agent `{agent}`; `crew agents list` shows them");
             }
-            let vault = Vault::open(&vault_path)?;
+            let vault = crew::state::open_vault(&vault_path)?;
             let state_dir = crew::state::state_dir(&vault_path);
             let _lock = crew::state::lock::VaultLock::acquire(
                 &state_dir,

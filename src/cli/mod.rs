@@ -443,8 +443,26 @@ pub fn exit_code_of(e: &anyhow::Error) -> u8 {
                 })
             || c.downcast_ref::<crew::watch::WatchError>()
                 .is_some_and(|w| matches!(w, crew::watch::WatchError::Watcher { .. }))
+            || c.downcast_ref::<crew::vault::VaultError>()
+                .is_some_and(|v| matches!(v, crew::vault::VaultError::Io { .. }))
     });
     if ran_and_failed { 1 } else { 2 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_vault_that_cannot_be_read_is_a_failure_not_bad_usage() {
+        let io = crew::vault::VaultError::Io {
+            path: "/v/Notes".into(),
+            source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+        };
+        assert_eq!(exit_code_of(&anyhow::Error::new(io)), 1);
+        let missing = crew::vault::VaultError::Missing("/nowhere".into());
+        assert_eq!(exit_code_of(&anyhow::Error::new(missing)), 2);
+    }
 }
 
 /// Writes to stdout; a closed pipe surfaces as an error that ends the program quietly.

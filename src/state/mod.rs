@@ -10,6 +10,20 @@ pub mod postit;
 pub mod runlog;
 pub mod undo;
 
+use crate::vault::{Vault, VaultError};
+
+/// Opens the vault at `root` the way every crew command does: with crew's persistent index
+/// (`.crew/index.bin`) when the vault has crew's state folder, so unchanged notes are not
+/// parsed again.
+pub fn open_vault(root: &Path) -> Result<Vault, VaultError> {
+    let state = root.join(".crew");
+    if state.is_dir() {
+        Vault::open_indexed(root, &state.join("index.bin"))
+    } else {
+        Vault::open(root)
+    }
+}
+
 use std::path::{Path, PathBuf};
 
 /// The state folder of a vault.

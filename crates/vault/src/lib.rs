@@ -41,11 +41,9 @@ pub use resolve::{FileTable, Resolution};
 /// Errors reading a vault.
 #[derive(Debug, thiserror::Error)]
 pub enum VaultError {
-    #[error(
-        "vault folder {0} does not exist: pass --vault PATH or set CREW_VAULT, or run `crew init PATH`"
-    )]
+    #[error("vault folder {0} does not exist")]
     Missing(PathBuf),
-    #[error("{0} is not a folder: --vault must name the vault's top folder")]
+    #[error("{0} is not a folder; a vault is a folder of notes")]
     NotADir(PathBuf),
     #[error("cannot read {path}: {source}")]
     Io {
@@ -81,20 +79,16 @@ pub struct Vault {
 }
 
 impl Vault {
-    /// Walks and parses the vault at `root`. When the vault has crew's state folder
-    /// (`.crew/`), unchanged notes come from the persistent index and the index is refreshed.
+    /// Walks the vault at `root` and parses every note.
     pub fn open(root: impl AsRef<Path>) -> Result<Vault, VaultError> {
-        let root = root.as_ref();
-        let index = root
-            .join(".crew")
-            .is_dir()
-            .then(|| root.join(".crew").join("index.bin"));
-        Vault::open_with(root, index.as_deref())
+        Vault::open_with(root.as_ref(), None)
     }
 
-    /// Walks and parses every note, ignoring any index.
-    pub fn open_fresh(root: impl AsRef<Path>) -> Result<Vault, VaultError> {
-        Vault::open_with(root.as_ref(), None)
+    /// Walks the vault at `root`, taking unchanged notes from the persistent index at `index`
+    /// (see [`index`]) and writing the refreshed index back. A missing, stale or damaged index
+    /// only costs time: every note it cannot vouch for is parsed again.
+    pub fn open_indexed(root: impl AsRef<Path>, index: &Path) -> Result<Vault, VaultError> {
+        Vault::open_with(root.as_ref(), Some(index))
     }
 
     fn open_with(root: &Path, index_path: Option<&Path>) -> Result<Vault, VaultError> {
@@ -657,7 +651,7 @@ mod walk_tests {
         ] {
             put(rel);
         }
-        let v = Vault::open_fresh(dir.path()).expect("open");
+        let v = Vault::open(dir.path()).expect("open");
         assert_eq!(
             v.files.paths,
             ["Root.md", "a/One.md", "a/b/Two.md", "a/b/pic.png"]

@@ -352,8 +352,8 @@ mod tests {
         generate(a.path(), 200, 7, 10).expect("gen");
         generate(b.path(), 200, 7, 10).expect("gen");
         let read = |d: &Path| {
-            let v = crate::vault::Vault::open(d).expect("open");
-            crate::vault::stats::VaultStats::of(&v)
+            let v = crew_vault::Vault::open(d).expect("open");
+            crew_vault::stats::VaultStats::of(&v)
         };
         let (sa, sb) = (read(a.path()), read(b.path()));
         assert_eq!(sa, sb);
@@ -368,7 +368,7 @@ mod tests {
     fn real_shapes_are_written_and_decoys_in_code_are_not_links() {
         let dir = tempfile::tempdir().expect("tmp");
         generate(dir.path(), 400, 3, 10).expect("gen");
-        let v = crate::vault::Vault::open(dir.path()).expect("open");
+        let v = crew_vault::Vault::open(dir.path()).expect("open");
         let mut shapes = [0usize; 4];
         for n in &v.notes {
             let text = std::fs::read_to_string(dir.path().join(&n.path)).expect("read");
