@@ -389,7 +389,7 @@ pub fn ask(
     };
     // Read only now that the lock is ours: a command that waited for another writer must plan
     // from the vault that writer left, not from a picture taken before it finished.
-    let vault = crate::state::open_vault(&vault_path)?;
+    let vault = crate::state::open_vault(vault_path)?;
     // unreadable notes were skipped, not fatal; the user hears of them and the exit code is 1
     let unreadable = vault.unreadable.len();
     if unreadable > 0 {

@@ -251,7 +251,7 @@ pub fn init(
         if !dry_run {
             std::fs::create_dir_all(path).map_err(io)?;
         }
-        crate::state::open_vault(&path)?
+        crate::state::open_vault(path)?
     };
     // a folder with notes, or with a crew already, is somebody's vault: scaffolding the
     // template's folders beside its own would be a change nobody asked for

@@ -266,7 +266,7 @@ fn apply_late_write(vault: &Path, l: &LateWrite, now: &[u8]) -> Result<String, S
             .join("journal")
             .join(crate::state::new_run_id()),
     );
-    let v = crate::state::open_vault(&vault).map_err(|e| e.to_string())?;
+    let v = crate::state::open_vault(vault).map_err(|e| e.to_string())?;
     let mut gate = Gate::new(v, Policy::default(), journal, false);
     match now.strip_prefix(l.base.as_slice()) {
         Some(tail) => {

@@ -131,7 +131,7 @@ pub fn init(
 
 /// The folders filing learned from an adopted vault, and how sure it can be there.
 fn learned_map(path: &Path) -> String {
-    let (Ok(vault), Ok(crew)) = (crew::state::open_vault(&path), Crew::load(path, None)) else {
+    let (Ok(vault), Ok(crew)) = (crew::state::open_vault(path), Crew::load(path, None)) else {
         return String::new();
     };
     let Some(l) = crew::evaluate::calibrate(&vault, &crew) else {
@@ -678,7 +678,7 @@ pub fn doctor(g: &Global) -> anyhow::Result<u8> {
     lines.push(format!("folders     {}", folders.join(", ")));
     for tier in ["low", "mid", "high"] {
         match crew.config.models.get(tier) {
-            Some(id) => match crew::model::http::check(id, &crew.config) {
+            Some(id) => match crew::model::provider::check(id, &crew.config) {
                 Ok(c) => {
                     let key = match c.key_set {
                         Some(true) => format!("{} set", c.key_var),

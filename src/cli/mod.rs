@@ -449,6 +449,21 @@ pub fn exit_code_of(e: &anyhow::Error) -> u8 {
     if ran_and_failed { 1 } else { 2 }
 }
 
+/// Writes to stdout; a closed pipe surfaces as an error that ends the program quietly.
+pub fn out(text: &str) -> anyhow::Result<()> {
+    let mut o = std::io::stdout().lock();
+    o.write_all(text.as_bytes())?;
+    if !text.ends_with('\n') && !text.is_empty() {
+        o.write_all(b"\n")?;
+    }
+    o.flush()?;
+    Ok(())
+}
+
+pub fn out_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+    out(&serde_json::to_string_pretty(value)?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -463,19 +478,4 @@ mod tests {
         let missing = crew::vault::VaultError::Missing("/nowhere".into());
         assert_eq!(exit_code_of(&anyhow::Error::new(missing)), 2);
     }
-}
-
-/// Writes to stdout; a closed pipe surfaces as an error that ends the program quietly.
-pub fn out(text: &str) -> anyhow::Result<()> {
-    let mut o = std::io::stdout().lock();
-    o.write_all(text.as_bytes())?;
-    if !text.ends_with('\n') && !text.is_empty() {
-        o.write_all(b"\n")?;
-    }
-    o.flush()?;
-    Ok(())
-}
-
-pub fn out_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
-    out(&serde_json::to_string_pretty(value)?)
 }

@@ -2,18 +2,23 @@
 //! use, the tool loop, and the routing classifier.
 //!
 //! The four wire formats (OpenAI Chat Completions, Anthropic Messages, Gemini generateContent,
-//! Ollama `/api/chat`) are written by hand over a small synchronous HTTP client: crew is a
-//! synchronous command-line program, the formats are small, and owning them keeps every
-//! request and reply testable against local servers without an async runtime.
+//! Ollama `/api/chat`) are typed serde structs, one module each ([`wire`]), over one small
+//! synchronous transport with retries ([`transport`]): crew is a synchronous command-line
+//! program, the formats are small, and owning them keeps every request and reply testable
+//! against local servers without an async runtime. [`provider`] maps a model id to its
+//! provider, endpoint and key.
 
-pub mod http;
+pub mod provider;
 pub mod runner;
 pub mod tools;
+mod transport;
+mod wire;
 
 use serde::Serialize;
 use serde_json::Value;
 
-pub use http::{HttpBackend, Provider};
+pub use provider::Provider;
+pub use transport::HttpBackend;
 
 /// A tool the model may call.
 #[derive(Debug, Clone, PartialEq, Serialize)]
