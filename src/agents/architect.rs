@@ -367,7 +367,7 @@ pub fn defrag(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         if !missing.is_empty() {
             ctx.gate.edit(&moc, "defrag: MOC refresh", |t| {
                 missing.iter().fold(t.to_string(), |acc, m| {
-                    super::sorter::insert_under_notes(&acc, &format!("- [[{m}]]"))
+                    super::moc::insert_under_notes(&acc, &format!("- [[{m}]]"))
                 })
             })?;
             mocs_updated.push(format!("{moc} (+{})", missing.len()));

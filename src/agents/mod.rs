@@ -9,6 +9,7 @@ pub mod connector;
 pub mod filing;
 pub mod fixes;
 pub mod librarian;
+pub mod moc;
 pub mod modelonly;
 pub mod planner;
 pub mod scribe;

@@ -1,0 +1,315 @@
+//! The sorter and `/inbox-triage`: file every inbox note where it belongs, with evidence.
+
+mod decide;
+mod triage;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::common::{self, link_value_name};
+use super::{Ctx, NativeOutput};
+use crate::gate::GateError;
+use crate::vault::Note;
+use decide::last_segment;
+use triage::{inbox_notes, triage};
+
+/// `/inbox-triage`: file the inbox.
+pub fn inbox_triage(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+    triage(ctx, "inbox-triage")
+}
+
+/// The sorter agent: triage, or one of its modes (project pulse, priority triage).
+pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+    if ctx.asks(&[
+        "project pulse",
+        "pulse",
+        "project activity",
+        "which projects are active",
+        "polso dei progetti",
+    ]) {
+        return Ok(project_pulse(ctx));
+    }
+    if ctx.asks(&[
+        "priority triage",
+        "urgent first",
+        "what needs attention",
+        "priority",
+    ]) {
+        return Ok(priority_triage(ctx));
+    }
+    if ctx.asks(&["smart batch", "batch sort", "batch"]) {
+        return smart_batch(ctx);
+    }
+    triage(ctx, "sorter")
+}
+
+/// Groups inbox notes that belong together: linked to each other, naming the same project or
+/// area, linking to the same person, or dated the same day. Returns clusters of 2+ notes as
+/// (paths, reasons), largest first.
+pub fn clusters(ctx: &Ctx) -> Vec<(Vec<String>, Vec<String>)> {
+    fn find(p: &mut [usize], x: usize) -> usize {
+        let mut r = x;
+        while p[r] != r {
+            r = p[r];
+        }
+        p[x] = r;
+        r
+    }
+    fn join(p: &mut [usize], r: &mut [BTreeSet<String>], a: usize, b: usize, why: &str) {
+        r[a].insert(why.to_string());
+        r[b].insert(why.to_string());
+        let (ra, rb) = (find(p, a), find(p, b));
+        if ra != rb {
+            p[ra] = rb;
+        }
+    }
+    let vault = ctx.gate.vault();
+    let idx = inbox_notes(ctx);
+    let mut parent: Vec<usize> = (0..idx.len()).collect();
+    let mut reasons: Vec<BTreeSet<String>> = vec![BTreeSet::new(); idx.len()];
+    let people = format!("{}/", ctx.config.folders.people);
+    let mut keys: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (k, &i) in idx.iter().enumerate() {
+        let n = &vault.notes[i];
+        for key in ["project", "area"] {
+            if let Some(v) = n.property_str(key) {
+                keys.entry(format!("{key}: {}", link_value_name(&v)))
+                    .or_default()
+                    .push(k);
+            }
+        }
+        if let Some(d) = n.property_str("date").and_then(|d| common::parse_date(&d)) {
+            keys.entry(format!("same day {d}")).or_default().push(k);
+        }
+        for r in &vault.resolved[i] {
+            if let Some(t) = r.file().and_then(|f| vault.note_of_file(f)) {
+                if vault.notes[t].path.starts_with(&people) {
+                    keys.entry(format!("mention [[{}]]", vault.notes[t].name()))
+                        .or_default()
+                        .push(k);
+                }
+                if let Some(other) = idx.iter().position(|&x| x == t)
+                    && other != k
+                {
+                    join(&mut parent, &mut reasons, k, other, "linked to each other");
+                }
+            }
+        }
+    }
+    for (why, members) in &keys {
+        for w in members.windows(2) {
+            join(&mut parent, &mut reasons, w[0], w[1], why);
+        }
+    }
+    let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for k in 0..idx.len() {
+        let root = find(&mut parent, k);
+        groups.entry(root).or_default().push(k);
+    }
+    let mut out: Vec<(Vec<String>, Vec<String>)> = groups
+        .into_values()
+        .filter(|g| g.len() >= 2)
+        .map(|g| {
+            let why: BTreeSet<String> =
+                g.iter().flat_map(|&k| reasons[k].iter().cloned()).collect();
+            (
+                g.iter()
+                    .map(|&k| vault.notes[idx[k]].path.clone())
+                    .collect(),
+                why.into_iter().collect(),
+            )
+        })
+        .collect();
+    out.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(&b.0)));
+    out
+}
+
+fn stem_of(path: &str) -> String {
+    path.rsplit('/')
+        .next()
+        .unwrap_or(path)
+        .trim_end_matches(".md")
+        .to_string()
+}
+
+/// Smart batch: show the clusters, cross-link them when asked to apply, then file the inbox.
+fn smart_batch(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+    let groups = clusters(ctx);
+    let apply = ctx.apply || ctx.asks(&["apply", "cross link", "link them"]);
+    let mut head = format!(
+        "## Smart batch — {} cluster{}\n\n",
+        groups.len(),
+        if groups.len() == 1 { "" } else { "s" }
+    );
+    for (n, (paths, why)) in groups.iter().enumerate() {
+        head.push_str(&format!(
+            "### Cluster {} ({} notes: {})\n",
+            n + 1,
+            paths.len(),
+            why.join("; ")
+        ));
+        for p in paths {
+            head.push_str(&format!("- {}\n", stem_of(p)));
+        }
+        head.push('\n');
+        if !apply {
+            continue;
+        }
+        for p in paths {
+            let text = ctx.gate.read_text(p).unwrap_or_default();
+            let missing: Vec<String> = paths
+                .iter()
+                .filter(|o| *o != p)
+                .map(|o| stem_of(o))
+                .filter(|o| !text.contains(&format!("[[{o}")))
+                .collect();
+            if missing.is_empty() {
+                continue;
+            }
+            let section: String = missing.iter().map(|o| format!("- [[{o}]]\n")).collect();
+            ctx.gate
+                .edit(p, "smart batch: cross-link the cluster", |t| {
+                    let mut s = t.to_string();
+                    if !s.ends_with('\n') {
+                        s.push('\n');
+                    }
+                    s.push_str(&format!("\n## Related\n{section}"));
+                    s
+                })?;
+            common::log_change(ctx, "sorter", &format!("cross-linked {p} with its batch"))?;
+        }
+    }
+    if !groups.is_empty() && !apply {
+        head.push_str(
+            "Say \"smart batch and apply\" to cross-link each cluster before filing.\n\n",
+        );
+    }
+    let mut filed = triage(ctx, "sorter")?;
+    filed.text = format!("{head}{}", filed.text);
+    Ok(filed)
+}
+
+fn deadline_of(note: &Note) -> Option<chrono::NaiveDate> {
+    ["deadline", "due", "due-date"]
+        .iter()
+        .find_map(|k| note.property_str(k).and_then(|v| common::parse_date(&v)))
+}
+
+fn priority_triage(ctx: &mut Ctx) -> NativeOutput {
+    let vault = ctx.gate.vault();
+    let today = ctx.now.date();
+    let mut rows: Vec<(u8, String, String)> = Vec::new();
+    for i in inbox_notes(ctx) {
+        let n = &vault.notes[i];
+        let prio = n
+            .property_str("priority")
+            .unwrap_or_default()
+            .to_lowercase();
+        let kind = n.property_str("type").unwrap_or_default().to_lowercase();
+        let dl = deadline_of(n);
+        let (rank, why) = match dl {
+            Some(d) if (d - today).num_days() <= 1 => (0, format!("deadline {d}")),
+            _ if prio == "high" || prio == "urgent" => (0, format!("priority: {prio}")),
+            Some(d) if (d - today).num_days() <= 7 => (1, format!("deadline {d}")),
+            _ if n.property_str("project").is_some() => (1, "active project".to_string()),
+            _ if matches!(kind.as_str(), "quote" | "list") || prio == "low" => (
+                3,
+                if prio == "low" {
+                    "priority: low".into()
+                } else {
+                    format!("type: {kind}")
+                },
+            ),
+            _ => (
+                2,
+                if kind.is_empty() {
+                    "no signal".into()
+                } else {
+                    format!("type: {kind}")
+                },
+            ),
+        };
+        rows.push((rank, n.name().to_string(), why));
+    }
+    rows.sort();
+    let labels = ["Critical", "High", "Normal", "Low"];
+    let mut out = format!("## Priority triage — {}\n\n", ctx.today());
+    if rows.is_empty() {
+        out.push_str("The inbox is empty.\n");
+    }
+    for (rank, label) in labels.iter().enumerate() {
+        let items: Vec<_> = rows.iter().filter(|r| r.0 as usize == rank).collect();
+        if items.is_empty() {
+            continue;
+        }
+        out.push_str(&format!("### {label} ({})\n", items.len()));
+        for (_, t, why) in items {
+            out.push_str(&format!("- {t} — {why}\n"));
+        }
+        out.push('\n');
+    }
+    out.push_str("Nothing was moved. Say \"file my notes\" to file them.\n");
+    NativeOutput {
+        attention: rows.iter().any(|r| r.0 == 0),
+        postit: format!(
+            "priority triage {}: {} critical of {}",
+            ctx.today(),
+            rows.iter().filter(|r| r.0 == 0).count(),
+            rows.len()
+        ),
+        text: out,
+    }
+}
+
+fn project_pulse(ctx: &mut Ctx) -> NativeOutput {
+    let vault = ctx.gate.vault();
+    let today = ctx.now.date();
+    let projects = ctx.gate.subdirs(&ctx.config.folders.projects);
+    let mut out = format!(
+        "## Project pulse — {}\n\n| Project | Notes | New in 7 days | Last activity | State |\n|---|---|---|---|---|\n",
+        ctx.today()
+    );
+    let mut quiet = 0;
+    for p in &projects {
+        let notes: Vec<&Note> = common::notes_under(&vault.notes, p)
+            .map(|(_, n)| n)
+            .collect();
+        let last = notes.iter().filter_map(|n| common::last_touched(n)).max();
+        let recent = notes
+            .iter()
+            .filter(|n| common::last_touched(n).is_some_and(|d| (today - d).num_days() <= 7))
+            .count();
+        let state = match last {
+            Some(d) if (today - d).num_days() > 7 => {
+                quiet += 1;
+                "quiet"
+            }
+            None => {
+                quiet += 1;
+                "empty"
+            }
+            _ => "active",
+        };
+        out.push_str(&format!(
+            "| {} | {} | {recent} | {} | {state} |\n",
+            last_segment(p),
+            notes.len(),
+            last.map_or("—".to_string(), |d| d.to_string())
+        ));
+    }
+    if projects.is_empty() {
+        out = format!(
+            "## Project pulse — {}\n\nNo project folders under `{}/`.\n",
+            ctx.today(),
+            ctx.config.folders.projects
+        );
+    }
+    NativeOutput {
+        postit: format!(
+            "project pulse {}: {} projects, {quiet} quiet",
+            ctx.today(),
+            projects.len()
+        ),
+        text: out,
+        attention: false,
+    }
+}

@@ -1,0 +1,379 @@
+//! Filing the inbox: decide each note, file it through the gate (status first, then the move),
+//! list it in its MOC, then report what was filed, what stayed and why.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::decide::{self, Decision, Scene};
+use crate::agents::common::{self, suggestion};
+use crate::agents::filing::Learned;
+use crate::agents::moc::MocBatch;
+use crate::agents::{Ctx, NativeOutput};
+use crate::gate::GateError;
+use crate::vault::Vault;
+use crate::vault::edit::yaml_scalar;
+
+/// Words asking the sorter to give filed notes the naming convention.
+const RENAME_WORDS: &[&str] = &[
+    "rename",
+    "naming convention",
+    "rinomina",
+    "renommer",
+    "renombrar",
+    "umbenennen",
+    "renomear",
+];
+
+/// One note filed.
+struct Filed {
+    title: String,
+    to: String,
+    evidence: String,
+}
+
+/// What a triage did, for the report and the post-it.
+#[derive(Default)]
+struct Triage {
+    filed: Vec<Filed>,
+    /// Notes that stayed, with why.
+    left: Vec<(String, String)>,
+    /// Homes that do not exist yet, with the notes waiting for them.
+    missing: BTreeMap<String, Vec<String>>,
+    mocs: BTreeSet<String>,
+    /// Notes filed under another name because theirs was taken.
+    clashes: Vec<String>,
+    /// Notes filed together that link to each other.
+    interlinked: BTreeSet<String>,
+    /// Inbox notes untouched for 30 days or more (listed, never moved).
+    archive: Vec<String>,
+}
+
+/// Inbox notes to file, oldest first (notes being written now and folder notes excluded).
+pub(super) fn inbox_notes(ctx: &Ctx) -> Vec<usize> {
+    let inbox = &ctx.config.folders.inbox;
+    let vault = ctx.gate.vault();
+    let mut idx: Vec<usize> = common::notes_in(&vault.notes, inbox)
+        .filter(|(_, n)| !ctx.hold.iter().any(|h| h.eq_ignore_ascii_case(&n.path)))
+        // the inbox's own folder note is its map, not an item to file
+        .filter(|(_, n)| !crate::vault::folder_note::is_inside_folder_note(&n.path))
+        .map(|(i, _)| i)
+        .collect();
+    idx.sort_by_key(|&i| {
+        (
+            common::last_touched(&vault.notes[i]),
+            vault.notes[i].path.clone(),
+        )
+    });
+    idx
+}
+
+/// Files the inbox; `label` names who did it in the agent log.
+pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateError> {
+    let inbox = ctx.config.folders.inbox.clone();
+    if !ctx.gate.dir_exists(&inbox) {
+        return Ok(no_inbox(&inbox));
+    }
+    let rename = ctx.asks(RENAME_WORDS);
+    let homes = decide::homes(&ctx.config.folders, |d| ctx.gate.subdirs(d));
+    let queue: Vec<String> = inbox_notes(ctx)
+        .into_iter()
+        .map(|i| ctx.gate.vault().notes[i].path.clone())
+        .collect();
+    // the vault's own filed notes are the examples: learned once per run, when the first
+    // note without explicit evidence needs them
+    let mut learned: Option<Option<Learned>> = None;
+    let mut t = Triage::default();
+    let mut batch = MocBatch::default();
+    for path in queue {
+        let Some(i) = ctx.gate.vault().note_index(&path) else {
+            continue;
+        };
+        let decision = decide_note(ctx, i, &homes, &mut learned);
+        let title = ctx.gate.vault().notes[i].name().to_string();
+        let Some(dest) = decision.dest.clone() else {
+            if let Some(m) = &decision.missing {
+                t.missing.entry(m.clone()).or_default().push(title.clone());
+            }
+            t.left.push((title, decision.evidence));
+            continue;
+        };
+        match file_note(ctx, i, &dest, rename, &decision)? {
+            Err(why) => t.left.push((title, why)),
+            Ok((filed, clash)) => {
+                common::log_change(
+                    ctx,
+                    label,
+                    // evidence goes in a code span so the log never creates links of its own
+                    &format!("filed \"{title}\" → {} (`{}`)", filed.to, filed.evidence),
+                )?;
+                batch.add(ctx, &dest, filed.to.clone())?;
+                t.clashes.extend(clash);
+                t.filed.push(filed);
+            }
+        }
+    }
+    batch.flush(ctx)?;
+    t.mocs = std::mem::take(&mut batch.updated);
+    t.interlinked = interlinked(ctx.gate.vault(), &t.filed);
+    t.archive = common::notes_in(&ctx.gate.vault().notes, &inbox)
+        .filter(|(_, n)| {
+            common::last_touched(n).is_some_and(|d| common::days_between(d, ctx.now.date()) >= 30)
+        })
+        .map(|(_, n)| n.name().to_string())
+        .collect();
+    let today = ctx.today();
+    let postit = postit(&t, &today, ctx.postit.as_deref());
+    Ok(NativeOutput {
+        attention: !t.left.is_empty(),
+        text: render(&t, &today),
+        postit,
+    })
+}
+
+fn no_inbox(inbox: &str) -> NativeOutput {
+    NativeOutput {
+        text: format!(
+            "There is no inbox folder `{inbox}/` in this vault. Create it, or map the inbox role to your folder in `.crew/config.yaml` (`crew init --adopt` detects it).\n{}",
+            suggestion(
+                "architect",
+                "the vault has no inbox folder",
+                &format!("create {inbox}/ or map the inbox role")
+            )
+        ),
+        postit: "no inbox folder".into(),
+        attention: true,
+    }
+}
+
+/// Explicit evidence first; what the vault's filed notes teach when there is none.
+fn decide_note(
+    ctx: &Ctx,
+    i: usize,
+    homes: &[String],
+    learned: &mut Option<Option<Learned>>,
+) -> Decision {
+    let vault = ctx.gate.vault();
+    let dir_exists = |d: &str| ctx.gate.dir_exists(d);
+    let scene = Scene {
+        vault,
+        folders: &ctx.config.folders,
+        homes,
+        today: ctx.now.date(),
+        threshold: ctx.config.triage_confidence,
+        dir_exists: &dir_exists,
+    };
+    let decision = decide::decide(&scene, i);
+    if decision.dest.is_some() || decision.missing.is_some() {
+        return decision;
+    }
+    let model = learned.get_or_insert_with(|| {
+        Learned::learn(
+            vault,
+            &*ctx.gate,
+            &ctx.config.folders,
+            ctx.config.triage_precision,
+        )
+    });
+    match (model.as_ref(), ctx.gate.read_text(&vault.notes[i].path)) {
+        (Some(model), Some(text)) => decide::learned_decision(vault, i, &text, decision, model),
+        _ => decision,
+    }
+}
+
+/// Files one note into `dest`: its status first, in the inbox, then the move. `Ok(Err(why))`
+/// when the note stays (nothing of it changed); `Ok(Ok((filed, clash)))` when it moved.
+fn file_note(
+    ctx: &mut Ctx,
+    i: usize,
+    dest: &str,
+    rename: bool,
+    decision: &Decision,
+) -> Result<Result<(Filed, Option<String>), String>, GateError> {
+    let note = ctx.gate.vault().notes[i].clone();
+    let title = note.name().to_string();
+    let today = ctx.today();
+    let file_name = if rename && !common::follows_convention(&title) {
+        let date = note
+            .property_str("date")
+            .and_then(|d| common::parse_date(&d))
+            .map_or(today.clone(), |d| d.to_string());
+        let kind = note.property_str("type").unwrap_or_else(|| "note".into());
+        format!("{}.md", common::convention_name(&date, &kind, &title))
+    } else {
+        format!("{title}.md")
+    };
+    let wanted = format!("{dest}/{file_name}");
+    if note.invalid_utf8 {
+        return Ok(Err(
+            "the file is not valid UTF-8; crew does not change it".into()
+        ));
+    }
+    if let Err(e) = ctx.gate.check(&wanted) {
+        return Ok(Err(format!("crew could not file it: {e}")));
+    }
+    // status first, in the inbox: a run killed between the two steps leaves a note that a
+    // re-run files again, never a filed note still marked `inbox`
+    let mark = ctx.gate.mark();
+    let marked = ctx.gate.set_frontmatter(
+        &note.path,
+        &[
+            ("status", Some("filed".into())),
+            ("filed-date", Some(today)),
+            ("location", Some(yaml_scalar(dest))),
+        ],
+    );
+    let outcome = match marked.and_then(|_| ctx.gate.move_file(&note.path, &wanted)) {
+        Ok(o) => o,
+        Err(e) => {
+            // the move failed: the `status: filed` mark goes too, so the note says `inbox`
+            // while it is in the inbox
+            let undone = ctx.gate.rollback_to(mark);
+            return Ok(Err(if undone == "nothing was changed" {
+                format!("crew could not file it: {e}")
+            } else {
+                format!("crew could not file it: {e}; its status mark: {undone}")
+            }));
+        }
+    };
+    let clash =
+        (outcome.to != wanted).then(|| format!("{wanted} existed; filed as {}", outcome.to));
+    Ok(Ok((
+        Filed {
+            title,
+            to: outcome.to,
+            evidence: decision.evidence.clone(),
+        },
+        clash,
+    )))
+}
+
+/// Names of notes filed in this batch that link to each other.
+fn interlinked(vault: &Vault, filed: &[Filed]) -> BTreeSet<String> {
+    let mut is_filed = vec![false; vault.notes.len()];
+    for i in filed.iter().filter_map(|f| vault.note_index(&f.to)) {
+        is_filed[i] = true;
+    }
+    let mut out = BTreeSet::new();
+    for (a, b) in vault.edges() {
+        if a != b && is_filed[a] && is_filed[b] {
+            out.insert(vault.notes[a].name().to_string());
+            out.insert(vault.notes[b].name().to_string());
+        }
+    }
+    out
+}
+
+fn section<T>(out: &mut String, title: &str, items: &[T], line: impl Fn(&T) -> String) {
+    if items.is_empty() {
+        return;
+    }
+    out.push_str(title);
+    out.push('\n');
+    for item in items {
+        out.push_str("- ");
+        out.push_str(&line(item));
+        out.push('\n');
+    }
+    out.push('\n');
+}
+
+fn render(t: &Triage, today: &str) -> String {
+    let mut out = format!("## Triage complete — {today}\n\n");
+    if t.filed.is_empty() && t.left.is_empty() {
+        out.push_str("The inbox is empty. Nothing to file.\n");
+    }
+    section(
+        &mut out,
+        &format!("### Filed ({})", t.filed.len()),
+        &t.filed,
+        |f| {
+            let folder = f.to.rsplit_once('/').map_or("", |(d, _)| d);
+            format!("{} → {folder} ({})", f.title, f.evidence)
+        },
+    );
+    let mocs: Vec<&String> = t.mocs.iter().collect();
+    section(&mut out, "### MOCs updated", &mocs, |m| m.to_string());
+    section(
+        &mut out,
+        &format!("### Left in the inbox ({})", t.left.len()),
+        &t.left,
+        |(title, why)| format!("{title} — {why}"),
+    );
+    section(
+        &mut out,
+        "### Archive candidates (untouched 30+ days, not moved)",
+        &t.archive,
+        String::clone,
+    );
+    section(&mut out, "### Name clashes", &t.clashes, String::clone);
+    out.push_str(&format!(
+        "Stats: {} filed, {} MOCs updated, {} left.\n",
+        t.filed.len(),
+        t.mocs.len(),
+        t.left.len()
+    ));
+    out.push_str(&suggestions(t));
+    out
+}
+
+/// Work the triage saw for other agents.
+fn suggestions(t: &Triage) -> String {
+    let mut out = String::new();
+    for (path, notes) in &t.missing {
+        let one = notes.len() == 1;
+        out.push_str(&suggestion(
+            "architect",
+            &format!(
+                "{} inbox note{} need{} a home that does not exist: {path}",
+                notes.len(),
+                if one { "" } else { "s" },
+                if one { "s" } else { "" }
+            ),
+            &format!(
+                "create {path}/ (with _index.md and a MOC); waiting: {}",
+                notes.join("; ")
+            ),
+        ));
+    }
+    if t.interlinked.len() >= 2 {
+        let names: Vec<&str> = t.interlinked.iter().map(String::as_str).collect();
+        out.push_str(&suggestion(
+            "connector",
+            &format!(
+                "{} notes filed together link to each other; their neighbourhood may need more links",
+                names.len()
+            ),
+            &names.join("; "),
+        ));
+    }
+    if !t.clashes.is_empty() {
+        out.push_str(&suggestion(
+            "librarian",
+            "notes with the same name now live side by side; check for duplicates",
+            &t.clashes.join("; "),
+        ));
+    }
+    out
+}
+
+/// The post-it after a triage. When nothing happened, the memory of the last real triage
+/// (`previous`) stays as it was.
+fn postit(t: &Triage, today: &str, previous: Option<&str>) -> String {
+    if t.filed.is_empty()
+        && t.missing.is_empty()
+        && let Some(previous) = previous
+    {
+        return previous.to_string();
+    }
+    let mut postit = format!(
+        "last triage {today}: {} filed, {} left\n",
+        t.filed.len(),
+        t.left.len()
+    );
+    for (title, why) in t.left.iter().take(20) {
+        postit.push_str(&format!("- left: {title} — {why}\n"));
+    }
+    for m in t.missing.keys() {
+        postit.push_str(&format!("- waiting for architect: {m}\n"));
+    }
+    postit
+}
