@@ -18,8 +18,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::librarian::Audit;
 use super::{Ctx, common};
+use crate::analysis::health::Audit;
 use crate::crew::Folders;
 use crate::gate::{Gate, GateError};
 use crate::vault::edit::{self, Replacement};

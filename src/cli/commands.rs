@@ -377,13 +377,13 @@ pub fn vault(g: &Global, action: VaultAction) -> anyhow::Result<u8> {
         VaultAction::Check => {
             let crew = crew_to_run(g)?;
             let today = chrono::Local::now().date_naive();
-            let a = crew::agents::librarian::audit(&vault, &*vault, &crew.config.folders, today);
-            let verdict = crew::agents::librarian::verdict(&a);
+            let a = crew::analysis::health::audit(&vault, &*vault, &crew.config.folders, today);
+            let verdict = crew::analysis::health::verdict(&a);
             if g.json {
                 out_json(&json!({
                     "verdict": verdict, "notes": a.notes, "inbox": a.inbox, "broken_links": a.broken.len(),
                     "without_frontmatter": a.without_frontmatter.len(), "orphans": a.orphans.len(),
-                    "duplicate_names": a.duplicate_names.len(), "health_score": crew::agents::librarian::health_score(&a),
+                    "duplicate_names": a.duplicate_names.len(), "health_score": crew::analysis::health::health_score(&a),
                 }))?;
             } else {
                 out(&format!(
@@ -396,7 +396,11 @@ pub fn vault(g: &Global, action: VaultAction) -> anyhow::Result<u8> {
                     a.duplicate_names.len()
                 ))?;
             }
-            Ok(if verdict == "healthy" { 0 } else { 1 })
+            Ok(if verdict == crew::analysis::health::Verdict::Healthy {
+                0
+            } else {
+                1
+            })
         }
     }
 }
