@@ -287,7 +287,7 @@ fn bench_size(n: usize) {
     let audit = median(
         || {
             time(|| {
-                std::hint::black_box(crew::agents::librarian::audit(
+                std::hint::black_box(crew::analysis::health::audit(
                     &vault,
                     &vault,
                     &crew_def.config.folders,
