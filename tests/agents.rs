@@ -136,8 +136,19 @@ fn tag_garden_finds_near_duplicates_and_formats() {
         ("a.md", "#project #projects #ProjectManagement"),
         ("b.md", "#project #marketing"),
         ("c.md", "#project #marketting"),
+        ("d.md", "#MOC #OB_Template"),
     ]);
     let out = output(&ask(v.path(), &["tag garden"]), 0);
+    // case and separators change; letters of one word are never split apart
+    assert!(out.contains("#MOC → #moc"), "acronym: {out}");
+    assert!(
+        out.contains("#OB_Template → #ob-template"),
+        "underscore: {out}"
+    );
+    assert!(
+        !out.contains("m-o-c") && !out.contains("o-b-"),
+        "split letters: {out}"
+    );
     assert!(out.contains("#unused-tag"), "unused: {out}");
     assert!(out.contains("#projects → #project"), "plural merge: {out}");
     assert!(

@@ -142,47 +142,6 @@ pub fn strip_intent(q: &mut Query) {
     }
 }
 
-pub fn edit_distance_at_most_one(a: &str, b: &str) -> bool {
-    // called for every word of every note against each term: ASCII words are compared as
-    // bytes without allocating; a length gap of more than one edit can answer at once
-    if a.is_ascii() && b.is_ascii() {
-        return within_one_edit(a.as_bytes(), b.as_bytes());
-    }
-    // one inserted or replaced character changes the length by at most 4 bytes
-    if a.len().abs_diff(b.len()) > 4 {
-        return false;
-    }
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    within_one_edit(&a, &b)
-}
-
-fn within_one_edit<T: PartialEq>(a: &[T], b: &[T]) -> bool {
-    if a.len().abs_diff(b.len()) > 1 {
-        return false;
-    }
-    let (mut i, mut j, mut edits) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        if a[i] == b[j] {
-            i += 1;
-            j += 1;
-            continue;
-        }
-        edits += 1;
-        if edits > 1 {
-            return false;
-        }
-        match a.len().cmp(&b.len()) {
-            std::cmp::Ordering::Greater => i += 1,
-            std::cmp::Ordering::Less => j += 1,
-            std::cmp::Ordering::Equal => {
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    edits + (a.len() - i) + (b.len() - j) <= 1
-}
-
 /// How well a term matches a word: exact 1.0, same stem/plural 0.8, one typo 0.6.
 fn word_match(term: &str, word: &str) -> f64 {
     if term == word {
@@ -193,7 +152,9 @@ fn word_match(term: &str, word: &str) -> f64 {
         && term.len().abs_diff(word.len()) <= 2
     {
         0.8
-    } else if term.chars().count() >= 5 && edit_distance_at_most_one(term, word) {
+    } else if term.chars().count() >= 5
+        && crate::analysis::text::edit_distance_at_most_one(term, word)
+    {
         0.6
     } else {
         0.0

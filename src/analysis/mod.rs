@@ -6,3 +6,4 @@
 //! what they build on — links resolved, the graph, folder notes — is the vault crate's.
 
 pub mod health;
+pub mod text;

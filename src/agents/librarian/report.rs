@@ -1,0 +1,224 @@
+//! `/vault-audit`: the full audit written as a health report note, with the trend since the
+//! last report.
+
+use super::{audit_suggestions, fix_lines, list, name_of, run_fixes};
+use crate::agents::common;
+use crate::agents::{Ctx, NativeOutput};
+use crate::analysis::health::{Verdict, audit, health_score, verdict};
+use crate::gate::GateError;
+
+/// The latest health report before this one — today's own, when this is a second run today —
+/// and its score.
+fn previous_score(ctx: &Ctx, dir: &str) -> Option<(String, u32)> {
+    let mut reports: Vec<String> = ctx
+        .gate
+        .vault()
+        .notes
+        .iter()
+        .filter(|n| n.folder() == dir && n.name().ends_with("— Vault Health"))
+        .map(|n| n.path.clone())
+        .collect();
+    reports.sort();
+    let last = reports.pop()?;
+    let n = ctx.gate.vault().note(&last)?;
+    let score = n.property_str("health-score")?.parse().ok()?;
+    Some((last, score))
+}
+
+/// Text as an inline code span: a report note names broken targets, paths and tags without
+/// making them live links or tags of the vault.
+fn codes(paths: &[String]) -> String {
+    paths.iter().map(|p| code(p)).collect::<Vec<_>>().join(", ")
+}
+
+fn code(text: &str) -> String {
+    let mut ticks = 1;
+    while text.contains(&"`".repeat(ticks)) {
+        ticks += 1;
+    }
+    let fence = "`".repeat(ticks);
+    if ticks > 1 || text.starts_with('`') || text.ends_with('`') {
+        format!("{fence} {text} {fence}")
+    } else {
+        format!("{fence}{text}{fence}")
+    }
+}
+
+/// `/vault-audit`: the full audit and a health report note with the trend.
+pub fn vault_audit(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+    let today = ctx.now.date();
+    let (done, held) = if ctx.apply {
+        let a = audit(ctx.gate.vault(), &*ctx.gate, &ctx.config.folders, today);
+        run_fixes(ctx, &a)?
+    } else {
+        Default::default()
+    };
+    let a = audit(ctx.gate.vault(), &*ctx.gate, &ctx.config.folders, today);
+    let score = health_score(&a);
+    let v = verdict(&a);
+    let dir = format!("{}/health-reports", ctx.config.folders.meta);
+    let report_path = format!("{dir}/{} — Vault Health.md", ctx.today());
+    let prev = previous_score(ctx, &dir);
+    let trend = match &prev {
+        Some((path, p)) => {
+            let d = score as i64 - *p as i64;
+            let since = if *path == report_path {
+                "the earlier report today".to_string()
+            } else {
+                format!("[[{}]]", name_of(path))
+            };
+            format!(
+                "{score} ({}{d} since {since})",
+                if d >= 0 { "+" } else { "" }
+            )
+        }
+        None => format!("{score} (first report)"),
+    };
+    let mut body = format!(
+        "---\ntype: report\ndate: {}\ntags: [meta, vault-health, report]\nhealth-score: {score}\nverdict: {v}\n---\n# Vault Health — {}\n\n## Summary\n- Health score: {trend}\n- Verdict: {v}\n- Notes: {}; links: {}; broken: {}; orphans: {}; inbox: {}\n\n",
+        ctx.today(),
+        ctx.today(),
+        a.notes,
+        a.links,
+        a.broken.len(),
+        a.orphans.len(),
+        a.inbox
+    );
+    list(&mut body, "Broken links", &a.broken, |b| {
+        let link = code(&format!("[[{}]]", b.target));
+        match b.likely.as_slice() {
+            [one] => format!(
+                "{link} in {} → likely {}",
+                code(&b.source),
+                code(&format!("[[{}]]", name_of(one)))
+            ),
+            _ => format!("{link} in {}", code(&b.source)),
+        }
+    });
+    list(
+        &mut body,
+        "Ambiguous links (several notes share the name)",
+        &a.ambiguous,
+        |(s, t)| format!("{} in {}", code(&format!("[[{t}]]")), code(s)),
+    );
+    list(&mut body, "Orphans", &a.orphans, |p| code(p));
+    list(
+        &mut body,
+        "Duplicate names",
+        &a.duplicate_names,
+        |(n, ps)| format!("{}: {}", code(n), codes(ps)),
+    );
+    list(&mut body, "Identical content", &a.identical, |ps| {
+        ps.iter().map(|p| code(p)).collect::<Vec<_>>().join(" = ")
+    });
+    list(
+        &mut body,
+        "Near-identical content (word 3-shingle Jaccard ≥ 70 %, template and stock lines left out)",
+        &a.near_duplicates,
+        |(x, y, s)| format!("{} ~ {} ({s} %)", code(x), code(y)),
+    );
+    list(
+        &mut body,
+        "Notes without frontmatter",
+        &a.without_frontmatter,
+        |p| code(p),
+    );
+    list(
+        &mut body,
+        "Frontmatter errors",
+        &a.frontmatter_errors,
+        |(p, e)| format!("{}: {}", code(p), code(e)),
+    );
+    list(
+        &mut body,
+        "Missing required keys",
+        &a.missing_keys,
+        |(p, k)| format!("{}: {}", code(p), k.join(", ")),
+    );
+    list(&mut body, "Dates not YYYY-MM-DD", &a.bad_dates, |(p, d)| {
+        format!("{}: {}", code(p), code(d))
+    });
+    list(
+        &mut body,
+        "Tags not lowercase-hyphen",
+        &a.bad_tags,
+        |(p, t)| format!("{}: {}", code(p), code(&format!("#{t}"))),
+    );
+    list(
+        &mut body,
+        "Status versus folder",
+        &a.status_mismatch,
+        |(p, w)| format!("{}: {w}", code(p)),
+    );
+    list(
+        &mut body,
+        "Names not following the convention",
+        &a.naming_bad,
+        |p| code(p),
+    );
+    list(
+        &mut body,
+        "Inbox notes older than 48 hours",
+        &a.inbox_old,
+        |p| code(p),
+    );
+    if !done.is_empty() || !held.is_empty() {
+        body.push_str("## Fixes\n");
+        list(&mut body, "Applied", &done, |f| {
+            format!("{} `{}`: {}", f.kind.name(), f.path, code(&f.what))
+        });
+        for h in &held {
+            body.push_str(&format!("- {h}\n"));
+        }
+        body.push('\n');
+    }
+    body.push_str("## Recommendations\n");
+    if a.broken.iter().any(|b| b.likely.len() == 1) {
+        body.push_str("- Run `crew maintain --fix` to repair broken links that differ only in case or accents.\n");
+    }
+    if !a.orphans.is_empty() {
+        body.push_str("- Link the orphans: say \"connect the notes\".\n");
+    }
+    if !a.inbox_old.is_empty() {
+        body.push_str("- File the inbox: say \"file my notes\".\n");
+    }
+    if v == Verdict::Healthy {
+        body.push_str("- Nothing urgent.\n");
+    }
+    ctx.gate.write(&report_path, body.as_bytes())?;
+    common::log_change(
+        ctx,
+        "librarian",
+        &format!("wrote health report {report_path} (score {score})"),
+    )?;
+    let mut out = format!(
+        "## Vault audit — {}: **{v}**, health score {trend}\n\nReport: `{report_path}`\n\n",
+        ctx.today()
+    );
+    out.push_str(&format!(
+        "- broken links: {} ({} with a safe fix)\n- ambiguous links: {}\n- orphans: {}\n- duplicate names: {}; identical content: {}; near-identical: {}\n- frontmatter: {} without, {} invalid, {} missing keys\n- inbox: {} ({} older than 48 h)\n",
+        a.broken.len(),
+        a.broken.iter().filter(|b| b.likely.len() == 1).count(),
+        a.ambiguous.len(),
+        a.orphans.len(),
+        a.duplicate_names.len(),
+        a.identical.len(),
+        a.near_duplicates.len(),
+        a.without_frontmatter.len(),
+        a.frontmatter_errors.len(),
+        a.missing_keys.len(),
+        a.inbox,
+        a.inbox_old.len()
+    ));
+    out.push('\n');
+    fix_lines(&mut out, ctx.gate.is_dry_run(), &done, &held);
+    out.push_str(&audit_suggestions(&a, &ctx.config.folders));
+    Ok(NativeOutput {
+        attention: v != Verdict::Healthy,
+        postit: format!(
+            "vault audit {}: score {score}, {v}; report {report_path}",
+            ctx.today()
+        ),
+        text: out,
+    })
+}
