@@ -3,8 +3,9 @@
 
 use super::{audit_suggestions, fix_lines, list, name_of, run_fixes};
 use crate::agents::common;
+use crate::agents::fixes::{Fix, Held};
 use crate::agents::{Ctx, NativeOutput};
-use crate::analysis::health::{Verdict, audit, health_score, verdict};
+use crate::analysis::health::{Audit, Verdict, audit, health_score, verdict};
 use crate::gate::GateError;
 
 /// The latest health report before this one — today's own, when this is a second run today —
@@ -59,10 +60,52 @@ pub fn vault_audit(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let dir = format!("{}/health-reports", ctx.config.folders.meta);
     let report_path = format!("{dir}/{} — Vault Health.md", ctx.today());
     let prev = previous_score(ctx, &dir);
-    let trend = match &prev {
+    let trend = trend(score, prev.as_ref(), &report_path);
+    let body = report_note(&a, score, v, &trend, &ctx.today(), &done, &held);
+    ctx.gate.write(&report_path, body.as_bytes())?;
+    common::log_change(
+        ctx,
+        "librarian",
+        &format!("wrote health report {report_path} (score {score})"),
+    )?;
+    let mut out = format!(
+        "## Vault audit — {}: **{v}**, health score {trend}\n\nReport: `{report_path}`\n\n",
+        ctx.today()
+    );
+    out.push_str(&format!(
+        "- broken links: {} ({} with a safe fix)\n- ambiguous links: {}\n- orphans: {}\n- duplicate names: {}; identical content: {}; near-identical: {}\n- frontmatter: {} without, {} invalid, {} missing keys\n- inbox: {} ({} older than 48 h)\n",
+        a.broken.len(),
+        a.broken.iter().filter(|b| b.likely.len() == 1).count(),
+        a.ambiguous.len(),
+        a.orphans.len(),
+        a.duplicate_names.len(),
+        a.identical.len(),
+        a.near_duplicates.len(),
+        a.without_frontmatter.len(),
+        a.frontmatter_errors.len(),
+        a.missing_keys.len(),
+        a.inbox,
+        a.inbox_old.len()
+    ));
+    out.push('\n');
+    fix_lines(&mut out, ctx.gate.is_dry_run(), &done, &held);
+    out.push_str(&audit_suggestions(&a, &ctx.config.folders));
+    Ok(NativeOutput {
+        attention: v != Verdict::Healthy,
+        postit: format!(
+            "vault audit {}: score {score}, {v}; report {report_path}",
+            ctx.today()
+        ),
+        text: out,
+    })
+}
+
+/// The score with its change since the previous report (`[[that report]]`, or today's own).
+fn trend(score: u32, prev: Option<&(String, u32)>, report_path: &str) -> String {
+    match prev {
         Some((path, p)) => {
-            let d = score as i64 - *p as i64;
-            let since = if *path == report_path {
+            let d = i64::from(score) - i64::from(*p);
+            let since = if path == report_path {
                 "the earlier report today".to_string()
             } else {
                 format!("[[{}]]", name_of(path))
@@ -73,11 +116,23 @@ pub fn vault_audit(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             )
         }
         None => format!("{score} (first report)"),
-    };
+    }
+}
+
+/// The health report note: frontmatter with the score, every finding in code spans.
+fn report_note(
+    a: &Audit,
+    score: u32,
+    v: Verdict,
+    trend: &str,
+    today: &str,
+    done: &[Fix],
+    held: &[Held],
+) -> String {
     let mut body = format!(
         "---\ntype: report\ndate: {}\ntags: [meta, vault-health, report]\nhealth-score: {score}\nverdict: {v}\n---\n# Vault Health — {}\n\n## Summary\n- Health score: {trend}\n- Verdict: {v}\n- Notes: {}; links: {}; broken: {}; orphans: {}; inbox: {}\n\n",
-        ctx.today(),
-        ctx.today(),
+        today,
+        today,
         a.notes,
         a.links,
         a.broken.len(),
@@ -164,10 +219,10 @@ pub fn vault_audit(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     );
     if !done.is_empty() || !held.is_empty() {
         body.push_str("## Fixes\n");
-        list(&mut body, "Applied", &done, |f| {
+        list(&mut body, "Applied", done, |f| {
             format!("{} `{}`: {}", f.kind.name(), f.path, code(&f.what))
         });
-        for h in &held {
+        for h in held {
             body.push_str(&format!("- {h}\n"));
         }
         body.push('\n');
@@ -185,40 +240,5 @@ pub fn vault_audit(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     if v == Verdict::Healthy {
         body.push_str("- Nothing urgent.\n");
     }
-    ctx.gate.write(&report_path, body.as_bytes())?;
-    common::log_change(
-        ctx,
-        "librarian",
-        &format!("wrote health report {report_path} (score {score})"),
-    )?;
-    let mut out = format!(
-        "## Vault audit — {}: **{v}**, health score {trend}\n\nReport: `{report_path}`\n\n",
-        ctx.today()
-    );
-    out.push_str(&format!(
-        "- broken links: {} ({} with a safe fix)\n- ambiguous links: {}\n- orphans: {}\n- duplicate names: {}; identical content: {}; near-identical: {}\n- frontmatter: {} without, {} invalid, {} missing keys\n- inbox: {} ({} older than 48 h)\n",
-        a.broken.len(),
-        a.broken.iter().filter(|b| b.likely.len() == 1).count(),
-        a.ambiguous.len(),
-        a.orphans.len(),
-        a.duplicate_names.len(),
-        a.identical.len(),
-        a.near_duplicates.len(),
-        a.without_frontmatter.len(),
-        a.frontmatter_errors.len(),
-        a.missing_keys.len(),
-        a.inbox,
-        a.inbox_old.len()
-    ));
-    out.push('\n');
-    fix_lines(&mut out, ctx.gate.is_dry_run(), &done, &held);
-    out.push_str(&audit_suggestions(&a, &ctx.config.folders));
-    Ok(NativeOutput {
-        attention: v != Verdict::Healthy,
-        postit: format!(
-            "vault audit {}: score {score}, {v}; report {report_path}",
-            ctx.today()
-        ),
-        text: out,
-    })
+    body
 }
