@@ -183,10 +183,16 @@ fn connector_scores_the_graph_and_applies_links_only_when_asked() {
             .contains("## Related")
     );
     ask(v.path(), &["connect the notes and apply"]);
+    // the orphan gets an incoming link, from its best neighbour
     assert!(
-        std::fs::read_to_string(v.path().join("Gamma.md"))
-            .expect("g")
-            .contains("## Related\n- [[Alpha]]")
+        std::fs::read_to_string(v.path().join("Alpha.md"))
+            .expect("a")
+            .contains("## Related\n- [[Gamma]]")
+    );
+    let after = output(&ask(v.path(), &["graph health"]), 0);
+    assert!(
+        !after.contains("[[Gamma]] ←"),
+        "Gamma is no orphan now: {after}"
     );
 }
 
@@ -387,4 +393,53 @@ fn smart_batch_clusters_files_and_cross_links_on_request() {
         budget.contains("## Related\n- [[Call]]\n- [[Kickoff]]"),
         "{budget}"
     );
+}
+
+#[test]
+fn connector_modes_answer_what_was_asked() {
+    let v = vault(&[
+        (
+            "Sourdough.md",
+            "Levain, hydration and autolyse notes. [[Bread]]",
+        ),
+        ("Bread.md", "Baking bread at home. [[Oven]]"),
+        ("Oven.md", "The oven runs hot."),
+        (
+            "Starter care.md",
+            "Feeding the levain: hydration 100 %, autolyse before mixing.",
+        ),
+        ("Garden.md", "Tomatoes and basil. [[Compost]]"),
+        ("Compost.md", "Compost heap."),
+        ("Kitchen.md", "Links both worlds: [[Bread]] [[Garden]]"),
+        ("05-People/Marco Rossi.md", "---\ntype: person\n---\nMarco"),
+        ("05-People/Anna Bianchi.md", "---\ntype: person\n---\nAnna"),
+        ("Lunch.md", "with [[Marco Rossi]] and [[Anna Bianchi]]"),
+        ("Call.md", "called [[Marco Rossi]]"),
+    ]);
+    let j = ask(v.path(), &["find connections for Sourdough"]);
+    assert_eq!(j["route"]["name"], "connector", "{j}");
+    let out = output(&j, 0);
+    assert!(out.starts_with("## Connections for [[Sourdough]]"), "{out}");
+    let line = out
+        .lines()
+        .find(|l| l.contains("[[Starter care]]"))
+        .unwrap_or_else(|| panic!("the note sharing rare words is found: {out}"));
+    assert!(line.contains("rare words in common"), "{line}");
+    assert!(line.contains("levain"), "the shared word is named: {line}");
+
+    let out = output(&ask(v.path(), &["show me the bridge notes"]), 0);
+    assert!(out.contains("[[Kitchen]] joins 2 parts"), "{out}");
+
+    let out = output(&ask(v.path(), &["people network"]), 0);
+    assert!(out.contains("[[Marco Rossi]] — in 2 notes"), "{out}");
+    assert!(
+        out.contains("[[Anna Bianchi]] and [[Marco Rossi]] — 1 notes")
+            || out.contains("[[Marco Rossi]] and [[Anna Bianchi]] — 1 notes"),
+        "{out}"
+    );
+
+    let out = output(&ask(v.path(), &["constellation around Bread"]), 0);
+    assert!(out.contains("## Constellation around [[Bread]]"), "{out}");
+    assert!(out.contains("[[Oven]] — it links there"), "{out}");
+    assert!(out.contains("[[Sourdough]] — links to it"), "{out}");
 }

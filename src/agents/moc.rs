@@ -156,13 +156,26 @@ impl MocBatch {
 
 /// Inserts a list line at the end of the `## Notes` section (or at the end of the text).
 pub fn insert_under_notes(text: &str, line: &str) -> String {
+    insert_under_heading(text, &["## notes", "## key notes"], "## Notes", line)
+}
+
+/// Inserts a list line at the end of the first section whose heading is one of `headings`
+/// (compared in lowercase); without one, adds a `new_heading` section at the end.
+pub fn insert_under_heading(
+    text: &str,
+    headings: &[&str],
+    new_heading: &str,
+    line: &str,
+) -> String {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let Some(mut at) = notes_section_end(&lines) else {
+    let Some(mut at) = section_end(&lines, headings) else {
         let mut out = text.to_string();
         if !out.ends_with('\n') && !out.is_empty() {
             out.push('\n');
         }
-        out.push_str("\n## Notes\n");
+        out.push('\n');
+        out.push_str(new_heading);
+        out.push('\n');
         out.push_str(line);
         out.push('\n');
         return out;
@@ -181,19 +194,19 @@ pub fn insert_under_notes(text: &str, line: &str) -> String {
     out
 }
 
-/// The line index where the `## Notes` (or `## Key notes`) section ends, if there is one.
-fn notes_section_end(lines: &[&str]) -> Option<usize> {
-    let mut in_notes = false;
+/// The line index where the section under one of `headings` ends, if there is one.
+fn section_end(lines: &[&str], headings: &[&str]) -> Option<usize> {
+    let mut inside = false;
     for (i, l) in lines.iter().enumerate() {
         let t = l.trim();
         if t.starts_with("## ") {
-            if in_notes {
+            if inside {
                 return Some(i);
             }
-            in_notes = t.eq_ignore_ascii_case("## notes") || t.eq_ignore_ascii_case("## key notes");
+            inside = headings.contains(&t.to_lowercase().as_str());
         }
     }
-    in_notes.then_some(lines.len())
+    inside.then_some(lines.len())
 }
 
 #[cfg(test)]

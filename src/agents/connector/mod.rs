@@ -1,0 +1,532 @@
+//! The connector: the link graph's health and the links to add — for the vault's orphans,
+//! for one note ("find connections for X"), around one note (its constellation), between
+//! clusters (bridge notes) and among people (the people network). The graph itself is
+//! measured in [`crate::analysis::graph`].
+//!
+//! Links are added only when asked (`--fix`, "apply"): an orphan gets an incoming link from
+//! its best neighbour (or from its folder's MOC), which is what makes it an orphan no more.
+
+mod discover;
+
+use std::collections::BTreeMap;
+
+use super::common::{self, suggestion};
+use super::moc::{self, insert_under_heading};
+use super::{Ctx, NativeOutput};
+use crate::analysis::graph::{Graph, GraphAudit, graph_audit, is_moc};
+use crate::dispatch::normalize::normalize;
+use crate::gate::GateError;
+use crate::vault::Vault;
+use discover::{Candidate, Discovery};
+
+/// How to write a note in a link so that it is unambiguous: its name, or its path when
+/// several notes share the name.
+pub fn display(vault: &Vault, i: usize) -> String {
+    let name = vault.notes[i].name();
+    if vault.files.notes_named(name) > 1 {
+        vault.notes[i].path.trim_end_matches(".md").to_string()
+    } else {
+        name.to_string()
+    }
+}
+
+fn strength(score: f64) -> &'static str {
+    if score >= 6.0 {
+        "strong"
+    } else if score >= 3.0 {
+        "medium"
+    } else {
+        "weak"
+    }
+}
+
+fn apply_words() -> &'static [&'static str] {
+    &[
+        "apply",
+        "add the links",
+        "link them",
+        "applica",
+        "appliquer",
+        "aplicar",
+        "anwenden",
+    ]
+}
+
+/// The connector agent: one mode per kind of request, the graph audit by default.
+pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+    if ctx.asks(&[
+        "people network",
+        "network of people",
+        "who knows who",
+        "rete di persone",
+        "réseau de personnes",
+        "red de personas",
+        "personennetzwerk",
+        "rede de pessoas",
+    ]) {
+        return Ok(people_network(ctx));
+    }
+    if ctx.asks(&[
+        "bridge",
+        "bridges",
+        "bridge notes",
+        "ponte",
+        "ponti",
+        "pont",
+        "puente",
+        "brücke",
+        "brücken",
+    ]) {
+        return Ok(bridges(ctx));
+    }
+    let request = format!("{} {}", ctx.step.message, ctx.step.task);
+    if let Some(target) = named_note(ctx.gate.vault(), &request) {
+        if ctx.asks(&[
+            "constellation",
+            "around",
+            "neighbourhood",
+            "neighborhood",
+            "costellazione",
+            "constelación",
+            "konstellation",
+        ]) {
+            return Ok(constellation(ctx, target));
+        }
+        return connections_for(ctx, target);
+    }
+    graph_health(ctx)
+}
+
+/// The note a request names: a `[[link]]`, or the words after "for", "of", "around", "to"…
+/// when they are a note's name (the longest name found there wins). A name must be named:
+/// words elsewhere in the request never pick a note.
+fn named_note(vault: &Vault, request: &str) -> Option<usize> {
+    if let Some(start) = request.find("[[") {
+        let rest = &request[start + 2..];
+        let target = rest.split([']', '|', '#']).next().unwrap_or("");
+        if let crate::vault::Resolution::File { id, .. } = vault.files.resolve("", target) {
+            return vault.note_of_file(id);
+        }
+    }
+    let normal = format!(" {} ", normalize(request));
+    let markers = [
+        " for ",
+        " of ",
+        " around ",
+        " to ",
+        " with ",
+        " per ",
+        " di ",
+        " pour ",
+        " de ",
+        " para ",
+        " für ",
+        " von ",
+        " um ",
+        " intorno a ",
+        " autour de ",
+        " alrededor de ",
+    ];
+    let tail = markers
+        .iter()
+        .filter_map(|m| normal.rfind(m).map(|i| &normal[i + m.len() - 1..]))
+        .min_by_key(|t| t.len())?;
+    let mut best: Option<(usize, usize)> = None;
+    for (i, n) in vault.notes.iter().enumerate() {
+        let name = normalize(n.name());
+        if name.chars().count() < 3 || !tail.contains(&format!(" {name} ")) {
+            continue;
+        }
+        if best.is_none_or(|(_, len)| name.len() > len) {
+            best = Some((i, name.len()));
+        }
+    }
+    best.map(|(i, _)| i)
+}
+
+/// The default mode: the graph audit, and links for the orphans that have the best ones.
+fn graph_health(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+    let f = ctx.config.folders.clone();
+    let g = graph_audit(ctx.gate.vault(), &f);
+    let mut out = audit_text(ctx.gate.vault(), &g, &ctx.today());
+    let plans = orphan_plans(ctx, &g);
+    let vault = ctx.gate.vault();
+    if !plans.is_empty() {
+        out.push_str(&format!(
+            "### Links for orphans (the {} with the strongest candidates, of {})\n",
+            plans.len(),
+            g.orphans.len()
+        ));
+        for (orphan, c) in &plans {
+            out.push_str(&format!(
+                "- [[{}]] ← [[{}]] ({}: {})\n",
+                display(vault, *orphan),
+                display(vault, c.note),
+                strength(c.score),
+                c.why.join("; ")
+            ));
+        }
+        out.push('\n');
+    }
+    let apply = ctx.apply || ctx.asks(apply_words());
+    let mut applied = 0;
+    if apply {
+        for (orphan, c) in &plans {
+            if link_into(ctx, c.note, *orphan, "connector: link an orphan")? {
+                applied += 1;
+            }
+        }
+        out.push_str(&format!(
+            "Added {applied} link(s): each orphan above is now linked from its best neighbour's `## Related` section.\n"
+        ));
+    } else if !plans.is_empty() {
+        out.push_str("No link was added. Say \"connect the notes and apply\" (or run with `--fix`) to link each orphan from its best neighbour.\n");
+    }
+    out.push_str(&folders_without_moc(ctx));
+    Ok(NativeOutput {
+        attention: g.score < 50,
+        postit: format!(
+            "graph audit {}: score {}, {} orphans, {} links applied",
+            ctx.today(),
+            g.score,
+            g.orphans.len(),
+            applied
+        ),
+        text: out,
+    })
+}
+
+fn audit_text(vault: &Vault, g: &GraphAudit, today: &str) -> String {
+    let mut out = format!(
+        "## Graph audit — {today}: health score **{}**/100\n\n",
+        g.score
+    );
+    out.push_str(&format!(
+        "{} notes, {} links ({:.1} per note), {} cluster{} (largest {}), {} MOC{} reaching {:.0} % of notes, reciprocal {:.0} %.\n\n| metric | weight | score |\n|---|---|---|\n",
+        g.notes,
+        g.edges,
+        g.avg_links,
+        g.components,
+        if g.components == 1 { "" } else { "s" },
+        g.largest_component,
+        g.mocs,
+        if g.mocs == 1 { "" } else { "s" },
+        g.moc_coverage,
+        g.reciprocal_pct
+    ));
+    for m in &g.metrics {
+        out.push_str(&format!(
+            "| {} | {:.0} % | {:.0} |\n",
+            m.name, m.weight, m.score
+        ));
+    }
+    out.push_str("\n### Most connected\n");
+    for (i, inn, outn) in &g.most_connected {
+        out.push_str(&format!(
+            "- [[{}]] — {inn} in, {outn} out\n",
+            display(vault, *i)
+        ));
+    }
+    let mut worst: Vec<_> = g.metrics.iter().filter(|m| m.score < 100.0).collect();
+    worst.sort_by(|a, b| {
+        a.score
+            .partial_cmp(&b.score)
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    if !worst.is_empty() {
+        out.push_str("\n### Where the score is lost\n");
+        for m in worst.iter().take(3) {
+            out.push_str(&format!(
+                "- {}: {} (score {:.0}/100)\n",
+                m.name, m.measured, m.score
+            ));
+        }
+    }
+    out.push('\n');
+    out
+}
+
+/// For each orphan (MOCs aside), its strongest candidate neighbour; the ten orphans with the
+/// strongest candidates across the whole vault.
+fn orphan_plans(ctx: &Ctx, g: &GraphAudit) -> Vec<(usize, Candidate)> {
+    let vault = ctx.gate.vault();
+    let f = &ctx.config.folders;
+    let orphans: Vec<usize> = g
+        .orphans
+        .iter()
+        .copied()
+        .filter(|&i| !is_moc(vault, i, f))
+        .collect();
+    if orphans.is_empty() {
+        return Vec::new();
+    }
+    let discovery = Discovery::new(vault, &*ctx.gate, f);
+    let mut plans: Vec<(usize, Candidate)> = orphans
+        .iter()
+        .filter_map(|&i| {
+            let best = discovery.candidates(i, 1).into_iter().next()?;
+            Some((i, best))
+        })
+        .collect();
+    plans.sort_by(|a, b| {
+        b.1.score
+            .partial_cmp(&a.1.score)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.0.cmp(&b.0))
+    });
+    plans.truncate(10);
+    plans
+}
+
+/// Adds `- [[to]]` to the `## Related` section of note `from` (made when missing); `false`
+/// when the note already links there.
+fn link_into(ctx: &mut Ctx, from: usize, to: usize, why: &str) -> Result<bool, GateError> {
+    let vault = ctx.gate.vault();
+    let path = vault.notes[from].path.clone();
+    let line = format!("- [[{}]]", display(vault, to));
+    let changed = ctx.gate.edit(&path, why, |t| {
+        insert_under_heading(t, &["## related", "## related notes"], "## Related", &line)
+    })?;
+    if changed {
+        common::log_change(ctx, "connector", &format!("linked {path} {line}"))?;
+    }
+    Ok(changed)
+}
+
+/// Folders of 3+ notes with no map of their own (no MOC, no folder note): the architect's.
+fn folders_without_moc(ctx: &Ctx) -> String {
+    let f = &ctx.config.folders;
+    let vault = ctx.gate.vault();
+    let missing: Vec<String> = ctx
+        .gate
+        .subdirs(&f.areas)
+        .into_iter()
+        .chain(ctx.gate.subdirs(&f.projects))
+        .filter(|area| common::notes_under(&vault.notes, area).count() >= 3)
+        .filter(|area| !moc::moc_for(ctx, area).is_some_and(|(_, exists)| exists))
+        .collect();
+    if missing.is_empty() {
+        return String::new();
+    }
+    suggestion(
+        "architect",
+        &format!("{} folder(s) with 3+ notes have no MOC", missing.len()),
+        &missing.join("; "),
+    )
+}
+
+/// "Find connections for X": the notes X should link to, each with its evidence.
+fn connections_for(ctx: &mut Ctx, target: usize) -> Result<NativeOutput, GateError> {
+    let vault = ctx.gate.vault();
+    let name = display(vault, target);
+    let found = Discovery::new(vault, &*ctx.gate, &ctx.config.folders).candidates(target, 10);
+    let mut out = format!("## Connections for [[{name}]]\n\n");
+    if found.is_empty() {
+        out.push_str("No unlinked note shares rare words, links, citations or tags with it.\n");
+    }
+    for c in &found {
+        out.push_str(&format!(
+            "- [[{}]] — {} ({})\n",
+            display(vault, c.note),
+            strength(c.score),
+            c.why.join("; ")
+        ));
+    }
+    let mut applied = 0;
+    if !found.is_empty() && (ctx.apply || ctx.asks(apply_words())) {
+        for c in found.iter().take(5) {
+            if link_into(ctx, target, c.note, "connector: add related links")? {
+                applied += 1;
+            }
+        }
+        out.push_str(&format!(
+            "\nAdded {applied} link(s) to the `## Related` section of [[{name}]].\n"
+        ));
+    } else if !found.is_empty() {
+        out.push_str("\nNothing was changed. Say \"… and apply\" to add the first five to its `## Related` section.\n");
+    }
+    Ok(NativeOutput {
+        postit: format!(
+            "connections for {name} {}: {} found, {applied} linked",
+            ctx.today(),
+            found.len()
+        ),
+        text: out,
+        attention: false,
+    })
+}
+
+/// "Constellation around X": the notes one and two links away, and the nearest unlinked ones.
+fn constellation(ctx: &Ctx, center: usize) -> NativeOutput {
+    let vault = ctx.gate.vault();
+    let f = &ctx.config.folders;
+    let g = Graph::of(vault, f);
+    let rings = g.rings(center, 2);
+    let name = display(vault, center);
+    let mut out = format!("## Constellation around [[{name}]]\n\n");
+    out.push_str(&format!("### One link away ({})\n", rings[0].len()));
+    for &j in &rings[0] {
+        let dir = match (g.out[center].contains(&j), g.incoming[center].contains(&j)) {
+            (true, true) => "both ways",
+            (true, false) => "it links there",
+            _ => "links to it",
+        };
+        out.push_str(&format!("- [[{}]] — {dir}\n", display(vault, j)));
+    }
+    let mut second = rings[1].clone();
+    second.sort_by_key(|&j| (std::cmp::Reverse(g.undirected[j].len()), j));
+    out.push_str(&format!(
+        "\n### Two links away ({}; the best connected)\n",
+        second.len()
+    ));
+    for &j in second.iter().take(10) {
+        out.push_str(&format!(
+            "- [[{}]] — {} links\n",
+            display(vault, j),
+            g.undirected[j].len()
+        ));
+    }
+    let near = Discovery::new(vault, &*ctx.gate, f).candidates(center, 5);
+    if !near.is_empty() {
+        out.push_str("\n### Close but not linked\n");
+        for c in &near {
+            out.push_str(&format!(
+                "- [[{}]] ({})\n",
+                display(vault, c.note),
+                c.why.join("; ")
+            ));
+        }
+    }
+    NativeOutput {
+        postit: format!(
+            "constellation {name} {}: {} near, {} two links away",
+            ctx.today(),
+            rings[0].len(),
+            rings[1].len()
+        ),
+        text: out,
+        attention: false,
+    }
+}
+
+/// "Bridge notes": the notes that alone hold parts of the graph together.
+fn bridges(ctx: &Ctx) -> NativeOutput {
+    let vault = ctx.gate.vault();
+    let g = Graph::of(vault, &ctx.config.folders);
+    let found = g.bridges();
+    let mut out = format!("## Bridge notes — {}\n\n", ctx.today());
+    if found.is_empty() {
+        out.push_str("No single note holds parts of the graph together: every cluster stays connected without any one of its notes.\n");
+    } else {
+        out.push_str(&format!(
+            "{} note{} alone connect parts of the graph; if one went, its parts would drift apart. Strengthen them with a second path (a MOC, or a link between the parts).\n\n",
+            found.len(),
+            if found.len() == 1 { "" } else { "s" }
+        ));
+    }
+    for (v, parts) in found.iter().take(15) {
+        let sizes: Vec<String> = parts.iter().map(|p| p.to_string()).collect();
+        out.push_str(&format!(
+            "- [[{}]] joins {} parts ({} notes)\n",
+            display(vault, *v),
+            parts.len(),
+            sizes.join(" | ")
+        ));
+    }
+    NativeOutput {
+        postit: format!("bridge notes {}: {}", ctx.today(), found.len()),
+        text: out,
+        attention: false,
+    }
+}
+
+/// "People network": who is mentioned where, and who appears together.
+fn people_network(ctx: &Ctx) -> NativeOutput {
+    let vault = ctx.gate.vault();
+    let f = &ctx.config.folders;
+    let people_dir = format!("{}/", f.people);
+    let is_person = |i: usize| {
+        let n = &vault.notes[i];
+        n.path.starts_with(&people_dir)
+            || n.property_str("type").is_some_and(|t| {
+                matches!(
+                    t.to_lowercase().as_str(),
+                    "person" | "person-note" | "people"
+                )
+            })
+    };
+    let people: Vec<usize> = (0..vault.notes.len()).filter(|&i| is_person(i)).collect();
+    let mut mentions: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut together: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    for (src, n) in vault.notes.iter().enumerate() {
+        let mut named: Vec<usize> = vault.resolved[src]
+            .iter()
+            .filter_map(|r| r.file().and_then(|id| vault.note_of_file(id)))
+            .filter(|&j| j != src && is_person(j))
+            .collect();
+        named.sort_unstable();
+        named.dedup();
+        let _ = n;
+        for &p in &named {
+            *mentions.entry(p).or_default() += 1;
+        }
+        for (a, &x) in named.iter().enumerate() {
+            for &y in &named[a + 1..] {
+                *together.entry((x, y)).or_default() += 1;
+            }
+        }
+    }
+    let mut out = format!(
+        "## People network — {}\n\n{} people notes.\n\n",
+        ctx.today(),
+        people.len()
+    );
+    let mut ranked: Vec<(usize, usize)> = people
+        .iter()
+        .map(|&p| (p, mentions.get(&p).copied().unwrap_or(0)))
+        .collect();
+    ranked.sort_by_key(|&(p, c)| (std::cmp::Reverse(c), p));
+    out.push_str("### Most mentioned\n");
+    for (p, c) in ranked.iter().filter(|(_, c)| *c > 0).take(15) {
+        out.push_str(&format!("- [[{}]] — in {c} notes\n", display(vault, *p)));
+    }
+    let mut pairs: Vec<((usize, usize), usize)> = together.into_iter().collect();
+    pairs.sort_by_key(|&(k, c)| (std::cmp::Reverse(c), k));
+    if !pairs.is_empty() {
+        out.push_str("\n### Often together\n");
+        for ((a, b), c) in pairs.iter().take(10) {
+            out.push_str(&format!(
+                "- [[{}]] and [[{}]] — {c} notes\n",
+                display(vault, *a),
+                display(vault, *b)
+            ));
+        }
+    }
+    let unmentioned: Vec<String> = ranked
+        .iter()
+        .filter(|(_, c)| *c == 0)
+        .map(|(p, _)| format!("[[{}]]", display(vault, *p)))
+        .collect();
+    if !unmentioned.is_empty() {
+        out.push_str(&format!(
+            "\n### Never mentioned ({})\n{}\n",
+            unmentioned.len(),
+            unmentioned
+                .iter()
+                .take(20)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    NativeOutput {
+        postit: format!(
+            "people network {}: {} people, {} never mentioned",
+            ctx.today(),
+            people.len(),
+            unmentioned.len()
+        ),
+        text: out,
+        attention: false,
+    }
+}
