@@ -270,7 +270,9 @@ impl Guess {
     }
 }
 
-/// The filing model of one vault.
+/// The filing model of one vault: [`Model::train`] on the notes already filed (their
+/// [`features`] and folders), then [`Model::guess`] a folder for a new note and file it only
+/// when the guess's margin reaches what [`Model::calibrate`] found.
 pub struct Model {
     vocab: FxHashMap<Feature, u32>,
     /// Feature by id.

@@ -76,6 +76,11 @@ use std::path::{Path, PathBuf};
 
 pub use note::{Frontmatter, Note};
 
+/// The README's example compiles (rustdoc checks it with the other doctests).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExample;
+
 /// Where a note's text comes from, so analyses can read notes without knowing who holds them.
 ///
 /// [`Vault`] reads the file on disk (jailed and regular-file-only, see
@@ -129,7 +134,8 @@ pub struct Vault {
     pub root: PathBuf,
     /// The notes, in path order when read (a note added later goes last).
     pub notes: Vec<Note>,
-    /// Every file (notes and attachments), in path order; resolution runs against it.
+    /// Every file (notes and attachments), in path order when read (files added later go
+    /// last); links resolve against it.
     pub files: FileTable,
     /// For each note, its id in `files`.
     note_file_ids: Vec<usize>,

@@ -10,9 +10,8 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-/// Where a link points. A link is *resolved* when it points to a file or to its own note;
-/// *unresolved* (broken, in Obsidian's words, though Obsidian creates the note when it is
-/// clicked) otherwise.
+/// Where a link points. A link is *resolved* when it points to a file or to its own note, and
+/// *unresolved* — a broken link; Obsidian would create the note when it is clicked — otherwise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Resolution {
     /// `[[#Heading]]`: the linking note itself.
