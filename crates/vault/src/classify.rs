@@ -128,13 +128,15 @@ fn name_shapes(name: &str) -> Vec<&'static str> {
     out
 }
 
-/// The folder of a vault path ("" at the root).
+/// The folder part of a vault-relative path (`""` at the root).
 pub fn folder_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
-/// The raw features of one note (feature, count × family weight). With `names`, each
-/// feature's readable text is recorded too.
+/// The raw features of note `idx` of `vault`: (feature, count × family weight), in no
+/// particular order. `body` is the note's text, read by the caller (through a
+/// [`NoteSource`](crate::NoteSource), for instance). With `names`, each feature's readable
+/// text is recorded too, for [`Model::guess`] to explain its ranking.
 pub fn features(
     vault: &Vault,
     idx: usize,
@@ -197,7 +199,7 @@ pub fn features(
 }
 
 /// The notes a note links to (wikilinks and Markdown links) and the notes that link to it.
-pub fn linked_notes(vault: &Vault, idx: usize) -> Vec<usize> {
+pub(crate) fn linked_notes(vault: &Vault, idx: usize) -> Vec<usize> {
     let note = &vault.notes[idx];
     let mut out: Vec<usize> =
         vault.resolved[idx]
@@ -215,7 +217,8 @@ pub fn linked_notes(vault: &Vault, idx: usize) -> Vec<usize> {
     out
 }
 
-/// One training example: (note index, its folder, its raw features).
+/// One training example: (note index in [`Vault::notes`], its folder, its raw features from
+/// [`features`]).
 pub type Example = (usize, String, Vec<(Feature, f32)>);
 
 /// A unit-length sparse vector: (feature id, weight), sorted by id.
@@ -240,7 +243,11 @@ fn dot(a: &[(u32, f32)], b: &[(u32, f32)]) -> f32 {
 /// One folder's score for a note, with the features that weighed most.
 #[derive(Debug, Clone, Serialize)]
 pub struct FolderScore {
+    /// The folder, vault-relative.
     pub folder: String,
+    /// Its score: the nearest neighbours' vote and the similarity to the folder's centroid,
+    /// weighted 60/40, plus a small bonus when the note's words name the folder. Meant to be
+    /// compared between folders for one note, not between notes.
     pub score: f32,
     /// The shared features that weighed most, readable ("template line 'Designed by'").
     pub evidence: Vec<String>,
@@ -249,17 +256,23 @@ pub struct FolderScore {
 /// A note's ranking of folders; `margin` is the best score minus the second.
 #[derive(Debug, Clone, Serialize)]
 pub struct Guess {
+    /// Up to three allowed folders that scored, best first (ties in folder order).
     pub ranked: Vec<FolderScore>,
+    /// The best score minus the second (the best score alone when only one folder scored):
+    /// the confidence that [`Model::calibrate`] sets a threshold on.
     pub margin: f32,
 }
 
 impl Guess {
+    /// The best folder, if any folder scored.
     pub fn best(&self) -> Option<&FolderScore> {
         self.ranked.first()
     }
 }
 
-/// The filing model of one vault.
+/// The filing model of one vault: [`Model::train`] on the notes already filed (their
+/// [`features`] and folders), then [`Model::guess`] a folder for a new note and file it only
+/// when the guess's margin reaches what [`Model::calibrate`] found.
 pub struct Model {
     vocab: FxHashMap<Feature, u32>,
     /// Feature by id.
@@ -286,10 +299,13 @@ const FOLDER_NAME_BONUS: f32 = 0.1;
 pub struct Calibration {
     /// The margin at or above which a guess is filed (`f32::INFINITY`: never).
     pub margin: f32,
+    /// The precision asked for (0..=1).
     pub target: f64,
+    /// How many filed notes were guessed with themselves left out.
     pub sampled: usize,
-    /// Share of the sample filed at that margin, and the share of those in their own folder.
+    /// Share of the sample whose margin reaches [`Calibration::margin`] (would be filed).
     pub coverage: f64,
+    /// Of those, the share whose best folder is the one they are in.
     pub precision: f64,
     /// Per folder: (folder, sampled, filed, right).
     pub per_folder: Vec<(String, usize, usize, usize)>,
@@ -379,6 +395,7 @@ impl Model {
         self.folders.iter().cloned().zip(counts).collect()
     }
 
+    /// How many notes the model learned from.
     pub fn examples(&self) -> usize {
         self.docs.len()
     }
@@ -629,7 +646,8 @@ fn readable(feature: &str) -> String {
     }
 }
 
-/// A deterministic shuffle (xorshift), so a calibration can be repeated.
+/// Shuffles `items` in place, the same way for the same `seed` (xorshift), so a sample can be
+/// drawn again exactly.
 pub fn shuffle<T>(items: &mut [T], seed: u64) {
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     for i in (1..items.len()).rev() {
@@ -641,8 +659,8 @@ pub fn shuffle<T>(items: &mut [T], seed: u64) {
     }
 }
 
-/// The folders the model may file into, from a set of excluded prefixes (inbox, templates,
-/// crew's own, …): every folder holding notes that is not excluded, and not the root.
+/// Whether notes may be filed into `folder`: not the vault root, and neither one of the
+/// `excluded` folders (an inbox, templates, …) nor inside one.
 pub fn candidate(folder: &str, excluded: &FxHashSet<String>) -> bool {
     !folder.is_empty()
         && !excluded

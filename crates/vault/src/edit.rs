@@ -1,5 +1,6 @@
-//! Pure text edits on a note: frontmatter keys and link targets. No I/O here; the gate applies
-//! the results atomically.
+//! Pure text edits on a note: frontmatter keys and link targets. Each function takes a note's
+//! text and returns the new text (or the pieces of it); nothing here touches the disk — the
+//! writer applies the result, atomically if it cares to.
 
 use std::ops::Range;
 
@@ -117,14 +118,16 @@ fn set_one_key(text: &str, key: &str, value: Option<&str>) -> String {
 /// One replacement of a byte range of a note's text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Replacement {
+    /// Byte range in the original text, on character boundaries.
     pub range: Range<usize>,
+    /// The text put in its place.
     pub with: String,
 }
 
 /// Applies non-overlapping replacements (in any order). A range that does not fit the text
 /// (past its end, overlapping another, or cutting a character in two) is skipped rather than
-/// applied: the gate checks that offsets belong to the text they are applied to, and this is
-/// the last line of defence when a caller got that wrong.
+/// applied: the caller is expected to apply offsets only to the text they were found in, and
+/// this is the last line of defence when it got that wrong.
 pub fn apply_replacements(text: &str, mut reps: Vec<Replacement>) -> String {
     reps.sort_by_key(|r| r.range.start);
     let mut out = String::with_capacity(text.len());
@@ -171,7 +174,7 @@ pub fn render_wikilink(link: &markdown::WikiLink, new_target: &str) -> String {
 
 /// %-encodes a path for a Markdown link destination (spaces and the few characters that would
 /// end or confuse the destination).
-pub fn encode_md_path(path: &str) -> String {
+pub(crate) fn encode_md_path(path: &str) -> String {
     const SET: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
         .add(b' ')
         .add(b'(')

@@ -1,6 +1,8 @@
 //! FNV-1a: stable fingerprints of file contents (journal, compare-and-swap, duplicates).
 
-/// FNV-1a, 64 bit: a stable fingerprint of file contents.
+/// A fingerprint of file contents: 64-bit FNV-1a as 16 lower-case hex digits. The same on
+/// every run and platform, so it can be stored (journals, indexes) and compared later. Not a
+/// cryptographic hash: it tells whether contents changed, not whether someone forged them.
 pub fn fingerprint(bytes: &[u8]) -> String {
     format!("{:016x}", fnv1a(FNV_OFFSET, bytes))
 }

@@ -1,5 +1,6 @@
-//! The persistent index: every parsed note, kept in `.crew/index.bin` and reused while the file's
-//! size and modification time are unchanged, so commands on a large vault do not re-read it.
+//! The persistent index: every parsed note, kept in a file the caller names (crew uses
+//! `.crew/index.bin`) and reused while the note's size and modification time are unchanged, so
+//! commands on a large vault do not read it all again.
 //!
 //! It is never trusted blindly: a missing, corrupt or older-format index is rebuilt; an entry is
 //! reused only when size, nanosecond mtime and (on Unix) the inode change time all match *and*
@@ -18,7 +19,7 @@ use super::resolve::Resolution;
 /// Bump when the layout of [`Note`] or of this file changes, or when the rules that fill a
 /// `Note` change (7: container-aware code masking, `[[]]` is text): an older index is then
 /// rebuilt instead of answering with links read by the old rules.
-pub const FORMAT: u32 = 7;
+pub(crate) const FORMAT: u32 = 7;
 /// How close to the index's own time a modification must be to be distrusted.
 const RACY_NS: i128 = 2_000_000_000;
 /// Notes per independently encoded chunk: chunks are encoded and decoded in parallel.
@@ -61,30 +62,30 @@ impl Head {
 }
 
 #[derive(Serialize)]
-pub struct EntryRef<'a> {
-    pub stamp: Stamp,
-    pub note: &'a Note,
-    pub resolved: &'a [Resolution],
+pub(crate) struct EntryRef<'a> {
+    pub(crate) stamp: Stamp,
+    pub(crate) note: &'a Note,
+    pub(crate) resolved: &'a [Resolution],
 }
 
 #[derive(Serialize, Deserialize, Clone)]
-pub struct Entry {
-    pub stamp: Stamp,
-    pub note: Note,
+pub(crate) struct Entry {
+    pub(crate) stamp: Stamp,
+    pub(crate) note: Note,
     /// The note's links resolved against the files the index was written with.
-    pub resolved: Vec<Resolution>,
+    pub(crate) resolved: Vec<Resolution>,
 }
 
 /// What the index compares to decide whether a file changed.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Stamp {
-    pub size: u64,
-    pub mtime_ns: i128,
-    pub ctime_ns: i128,
+pub(crate) struct Stamp {
+    pub(crate) size: u64,
+    pub(crate) mtime_ns: i128,
+    pub(crate) ctime_ns: i128,
 }
 
 impl Stamp {
-    pub fn of(meta: &std::fs::Metadata) -> Stamp {
+    pub(crate) fn of(meta: &std::fs::Metadata) -> Stamp {
         Stamp {
             size: meta.len(),
             mtime_ns: mtime_ns(meta),
@@ -95,7 +96,7 @@ impl Stamp {
 
 /// A loaded index: entries in path order (in the chunks they were decoded from), and when it
 /// was written.
-pub struct Index {
+pub(crate) struct Index {
     written_ns: i128,
     listing_hash: u64,
     chunks: Vec<Vec<Entry>>,
@@ -106,7 +107,7 @@ impl Index {
     ///
     /// Chunks are read and decoded in parallel, each with its own small buffer, so the file's
     /// bytes are never all in memory next to the decoded notes.
-    pub fn load(path: &Path) -> Option<Index> {
+    pub(crate) fn load(path: &Path) -> Option<Index> {
         let file = std::fs::File::open(path).ok()?;
         let file_len = file.metadata().ok()?.len();
         let (head, head_len) = read_head(&file, file_len)?;
@@ -163,21 +164,17 @@ impl Index {
     }
 
     /// The [`listing_hash`] of the files the index was written with.
-    pub fn listing_hash(&self) -> u64 {
+    pub(crate) fn listing_hash(&self) -> u64 {
         self.listing_hash
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.chunks.iter().map(Vec::len).sum()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// For each of the vault's notes (sorted paths, with their current stamps), the cached
     /// note and its links' resolutions when the entry can be trusted.
-    pub fn take_trusted(
+    pub(crate) fn take_trusted(
         self,
         paths: &[&String],
         stamps: &[Option<Stamp>],
@@ -256,7 +253,7 @@ fn read_at(file: &std::fs::File, offset: u64, len: u64) -> std::io::Result<Vec<u
 
 /// Writes the index atomically (without fsync: it is a cache, and a torn index is detected and
 /// rebuilt). Failing to write it never fails a command. `entries` must be in path order.
-pub fn save(path: &Path, listing_hash: u64, entries: Vec<EntryRef<'_>>) {
+pub(crate) fn save(path: &Path, listing_hash: u64, entries: Vec<EntryRef<'_>>) {
     let chunks: Result<Vec<Vec<u8>>, _> = entries
         .par_chunks(CHUNK)
         .map(postcard::to_allocvec)
@@ -296,21 +293,21 @@ pub fn save(path: &Path, listing_hash: u64, entries: Vec<EntryRef<'_>>) {
 /// A fingerprint of the vault's sorted file paths: link resolution depends on nothing else,
 /// so stored resolutions hold while it is unchanged. (A different hash function in another
 /// build only means the resolutions are computed again.)
-pub fn listing_hash(sorted_paths: &[String]) -> u64 {
+pub(crate) fn listing_hash(sorted_paths: &[String]) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     sorted_paths.hash(&mut h);
     h.finish()
 }
 
-pub fn now_ns() -> i128 {
+pub(crate) fn now_ns() -> i128 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i128)
 }
 
 /// The inode change time in nanoseconds (0 where the platform has none).
-pub fn ctime_ns(meta: &std::fs::Metadata) -> i128 {
+pub(crate) fn ctime_ns(meta: &std::fs::Metadata) -> i128 {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
@@ -323,7 +320,7 @@ pub fn ctime_ns(meta: &std::fs::Metadata) -> i128 {
     }
 }
 
-pub fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
+pub(crate) fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
     meta.modified()
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())

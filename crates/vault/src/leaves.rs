@@ -12,7 +12,7 @@ use super::note::Note;
 
 /// Where a link lives in a note.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum LinkKind {
+pub(crate) enum LinkKind {
     /// `note.wikilinks[i]` (body wikilinks and embeds; the only ones with a resolution).
     Wiki,
     /// `note.frontmatter_links[i]`.
@@ -24,14 +24,14 @@ pub enum LinkKind {
 /// One link of one note: sorts in note order, then wikilinks, frontmatter links, Markdown
 /// links, each in text order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct LinkRef {
-    pub note: usize,
-    pub kind: LinkKind,
-    pub index: usize,
+pub(crate) struct LinkRef {
+    pub(crate) note: usize,
+    pub(crate) kind: LinkKind,
+    pub(crate) index: usize,
 }
 
 /// The lower-cased last segment of a link target or a path, without `.md`.
-pub fn leaf(s: &str) -> String {
+pub(crate) fn leaf(s: &str) -> String {
     let last = s.rsplit('/').next().unwrap_or(s).trim().to_lowercase();
     last.strip_suffix(".md").map(str::to_string).unwrap_or(last)
 }
@@ -52,7 +52,7 @@ fn link_leaves(target: &str) -> impl Iterator<Item = String> {
 /// The notes with links naming each leaf. Links with an empty target (`[[#h]]`) name no file
 /// and are left out.
 #[derive(Debug, Clone, Default)]
-pub struct LeafIndex {
+pub(crate) struct LeafIndex {
     by_leaf: FxHashMap<String, Vec<usize>>,
 }
 
@@ -99,7 +99,7 @@ fn keys(note: &Note) -> Vec<String> {
 }
 
 impl LeafIndex {
-    pub fn build(notes: &[Note]) -> LeafIndex {
+    pub(crate) fn build(notes: &[Note]) -> LeafIndex {
         let mut index = LeafIndex::default();
         for (n, note) in notes.iter().enumerate() {
             index.add(n, note);
@@ -108,7 +108,7 @@ impl LeafIndex {
     }
 
     /// Records the links of note `n`.
-    pub fn add(&mut self, n: usize, note: &Note) {
+    pub(crate) fn add(&mut self, n: usize, note: &Note) {
         for key in keys(note) {
             self.by_leaf.entry(key).or_default().push(n);
         }
@@ -116,7 +116,7 @@ impl LeafIndex {
 
     /// Note `n` changed from `old` to `new`: only the leaves it stopped or started naming are
     /// touched (a map of contents gaining one link costs one entry, not all of its links).
-    pub fn replace(&mut self, n: usize, old: &Note, new: &Note) {
+    pub(crate) fn replace(&mut self, n: usize, old: &Note, new: &Note) {
         let (was, now) = (keys(old), keys(new));
         for key in was.iter().filter(|k| now.binary_search(k).is_err()) {
             if let Some(notes) = self.by_leaf.get_mut(key) {
@@ -132,7 +132,7 @@ impl LeafIndex {
     }
 
     /// The links (in `notes`) naming any of `leaves`, sorted, without repeats.
-    pub fn naming(&self, notes: &[Note], leaves: &[String]) -> Vec<LinkRef> {
+    pub(crate) fn naming(&self, notes: &[Note], leaves: &[String]) -> Vec<LinkRef> {
         let mut sources: Vec<usize> = leaves
             .iter()
             .filter_map(|l| self.by_leaf.get(l))

@@ -1,31 +1,94 @@
-//! The vault: walking it, reading every note once, resolving links, and the write gate.
+//! An Obsidian vault in memory, read the way Obsidian reads it.
 //!
-//! This room depends on nothing else in crew, so it could become its own crate: an Obsidian
-//! vault reader with exact link semantics plus a safe writer.
+//! [`Vault::open`] walks a vault folder (hidden entries skipped, symlinks not followed), parses
+//! every note once, in parallel, and resolves every `[[wikilink]]` and `![[embed]]` against the
+//! vault's files. What it gives:
+//!
+//! - [`note`]: one parsed [`Note`] — frontmatter state and properties, links with their byte
+//!   spans, tags, aliases, tasks. Flat frontmatter takes a fast path; anything else goes to a
+//!   full YAML parser, with the same answers.
+//! - [`markdown`]: the Markdown scanning behind it. Links and tags are never read from code,
+//!   and code is found as CommonMark finds it (fences inside lists, quotes and callouts, code
+//!   spans over line breaks); `%% %%` and `<!-- -->` comments are masked too.
+//! - [`resolve`]: link resolution as Obsidian does it — case-insensitive, by note name, file
+//!   name, vault path or path suffix, with Obsidian's tie rules when several files match.
+//! - A persistent index ([`Vault::open_indexed`]) so a large vault is not parsed again while
+//!   its files are unchanged.
+//! - [`stats`]: the counts of a vault; [`classify`]: a filing classifier that learns from the
+//!   notes already filed where a new note belongs.
+//! - [`edit`] and [`rewrite`]: pure text edits (frontmatter keys, link targets) and the plan of
+//!   link rewrites that keeps every link pointing at the same file when files move.
+//! - [`read`], [`hash`], [`folder_note`]: jailed reads of one file, content fingerprints, and
+//!   the folder-note conventions.
+//!
+//! What it deliberately does not do: write. Nothing here changes a file on disk. A writer (crew's
+//! write gate, for one) builds on it: it applies the edits this crate plans, atomically, then
+//! tells the in-memory vault what changed ([`Vault::upsert_note`], [`Vault::rename_file`]) so
+//! only the affected links are resolved again.
+//!
+//! Positions are byte offsets into the note's text (UTF-8), vault paths are relative to the
+//! vault root with `/` separators, and notes and files are addressed by their index in
+//! [`Vault::notes`] and [`FileTable::paths`].
+//!
+//! ```
+//! use crew_vault::{Resolution, Vault};
+//!
+//! let dir = tempfile::tempdir()?;
+//! std::fs::create_dir(dir.path().join("People"))?;
+//! std::fs::write(
+//!     dir.path().join("Home.md"),
+//!     "Met [[Ada]] and [[Nobody]]; `[[in code]]` is no link.\n",
+//! )?;
+//! std::fs::write(
+//!     dir.path().join("People/Ada.md"),
+//!     "---\ntags: [person]\n---\nBack [[home]], see ![[portrait.png]].\n",
+//! )?;
+//!
+//! let vault = Vault::open(dir.path())?;
+//! let links: usize = vault.notes.iter().map(|n| n.wikilinks.len()).sum();
+//! let broken = vault
+//!     .resolved
+//!     .iter()
+//!     .flatten()
+//!     .filter(|r| **r == Resolution::Unresolved)
+//!     .count();
+//! // `[[home]]` finds Home.md (case does not matter); Nobody and the missing picture do not.
+//! assert_eq!((vault.notes.len(), links, broken), (2, 4, 2));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod classify;
 pub mod edit;
 pub mod folder_note;
 pub mod hash;
-pub mod index;
-pub mod leaves;
+pub(crate) mod index;
+pub(crate) mod leaves;
 pub mod markdown;
 pub mod note;
 pub mod read;
 pub mod resolve;
 pub mod rewrite;
 pub mod stats;
-pub mod yaml_lite;
+pub(crate) mod yaml_lite;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 pub use note::{Frontmatter, Note};
 
-/// Where a note's text comes from. Reading through crew's write gate sees the disk plus
-/// the run's pending changes, so a dry run reads exactly what a real run would; a read-only
-/// command reads the vault's files directly (the same jailed, regular-file-only read).
+/// The README's example compiles (rustdoc checks it with the other doctests).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExample;
+
+/// Where a note's text comes from, so analyses can read notes without knowing who holds them.
+///
+/// [`Vault`] reads the file on disk (jailed and regular-file-only, see
+/// [`read::read_regular_file`]). A writer can answer with its pending changes laid over the disk
+/// (crew's write gate does), so a dry run reads exactly what a real run would.
 pub trait NoteSource: Sync {
+    /// The text of the note at the vault-relative `path`, or `None` when it cannot be read.
+    /// Bytes that are not UTF-8 are replaced, as [`Note::parse`] does.
     fn note_text(&self, path: &str) -> Option<String>;
 }
 
@@ -41,52 +104,77 @@ pub use resolve::{FileTable, Resolution};
 /// Errors reading a vault.
 #[derive(Debug, thiserror::Error)]
 pub enum VaultError {
+    /// The vault folder does not exist.
     #[error("vault folder {0} does not exist")]
     Missing(PathBuf),
+    /// The path exists but is a file, not a folder.
     #[error("{0} is not a folder; a vault is a folder of notes")]
     NotADir(PathBuf),
+    /// The vault folder itself could not be listed. A single unreadable note is not an error:
+    /// it is skipped and listed in [`Vault::unreadable`].
     #[error("cannot read {path}: {source}")]
     Io {
+        /// The folder that could not be read.
         path: PathBuf,
+        /// Why.
         #[source]
         source: std::io::Error,
     },
 }
 
 /// A vault read into memory: every note parsed, every file known, every link resolved.
+///
+/// Notes are addressed by their index in [`Vault::notes`], files (notes and attachments) by
+/// their id in [`Vault::files`]. The vault is a snapshot: it does not watch the disk. A writer
+/// that changes files reports each change ([`Vault::upsert_note`], [`Vault::add_attachment`],
+/// [`Vault::rename_file`]) to keep it current.
 #[derive(Debug, Clone)]
 pub struct Vault {
+    /// The vault folder, as given to [`Vault::open`].
     pub root: PathBuf,
-    /// Notes in path order.
+    /// The notes, in path order when read (a note added later goes last).
     pub notes: Vec<Note>,
-    /// Every file (notes and attachments), in path order; resolution runs against it.
+    /// Every file (notes and attachments), in path order when read (files added later go
+    /// last); links resolve against it.
     pub files: FileTable,
     /// For each note, its id in `files`.
     note_file_ids: Vec<usize>,
     /// For each file id, the note index when the file is a note.
     file_note: Vec<Option<usize>>,
-    /// Resolved links per note, parallel to `note.wikilinks`.
+    /// Where each note's links point: `resolved[n][i]` is the resolution of
+    /// `notes[n].wikilinks[i]` (embeds included), kept current by the change methods.
     pub resolved: Vec<Vec<Resolution>>,
     /// The links by the leaf ([`leaves::leaf`]) they name: a change to a file can only affect
     /// the links naming its leaf. Built on first use (only changes to the vault need it).
     leaf_index: std::sync::OnceLock<leaves::LeafIndex>,
-    /// crew's own temporary files found by the walk (`.crew-tmp-*.part`): left by a run that
-    /// was killed mid-write; a writing run removes them once it holds the vault lock.
+    /// crew's own temporary files found by the walk (`.crew-tmp-*.part`): left by a writer
+    /// killed mid-write. Never notes or attachments; a writer holding the vault's lock may
+    /// remove them.
     pub stale_temps: Vec<PathBuf>,
-    /// Notes that could not be read (path, why): skipped with a warning, not parsed, never
-    /// written; a writing run reports them and exits 1.
+    /// Notes that could not be read, as (vault path, why), sorted: skipped with a warning and
+    /// not parsed. They stay in [`Vault::files`], so links to them still resolve; a writer
+    /// should leave them alone and report them.
     pub unreadable: Vec<(String, String)>,
 }
 
 impl Vault {
     /// Walks the vault at `root` and parses every note.
+    ///
+    /// Hidden files and folders (name starting with `.`) are skipped and symlinks are not
+    /// followed. A note that cannot be read is skipped with a warning and listed in
+    /// [`Vault::unreadable`]; only a missing or unreadable vault folder is an error.
     pub fn open(root: impl AsRef<Path>) -> Result<Vault, VaultError> {
         Vault::open_with(root.as_ref(), None)
     }
 
-    /// Walks the vault at `root`, taking unchanged notes from the persistent index at `index`
-    /// (see [`index`]) and writing the refreshed index back. A missing, stale or damaged index
-    /// only costs time: every note it cannot vouch for is parsed again.
+    /// Walks the vault at `root`, taking unchanged notes from the persistent index file at
+    /// `index` and writing the refreshed index back. A missing, stale or damaged index only
+    /// costs time: every note it cannot vouch for is parsed again.
+    ///
+    /// A note is taken from the index only when its size, nanosecond modification time and (on
+    /// Unix) change time all match, and it last changed well before the index was written.
+    /// The index is a private binary format; the caller only chooses where it lives (outside
+    /// the vault's notes: a hidden folder such as `.crew/` is never walked).
     pub fn open_indexed(root: impl AsRef<Path>, index: &Path) -> Result<Vault, VaultError> {
         Vault::open_with(root.as_ref(), Some(index))
     }
@@ -273,7 +361,9 @@ impl Vault {
         Ok(vault)
     }
 
-    /// Builds a vault from notes held in memory (used by tests and by tools that plan changes).
+    /// Builds a vault from notes held in memory, without touching the disk: for tests and for
+    /// tools that plan changes. `attachments` are the vault-relative paths of the other files
+    /// links may point to. Notes are put in path order and every link is resolved.
     pub fn from_notes(root: PathBuf, notes: Vec<Note>, attachments: Vec<String>) -> Vault {
         let mut paths: Vec<String> = notes.iter().map(|n| n.path.clone()).collect();
         paths.extend(attachments);
@@ -328,26 +418,30 @@ impl Vault {
         }
     }
 
-    /// The note index for a vault-relative path (case-insensitive).
+    /// The index in [`Vault::notes`] of the note at a vault-relative path (case-insensitive;
+    /// when paths differ by case alone, the exact one wins).
     pub fn note_index(&self, path: &str) -> Option<usize> {
         self.files.id_of(path).and_then(|id| self.note_of_file(id))
     }
 
+    /// The note at a vault-relative path (case-insensitive, as [`FileTable::id_of`]).
     pub fn note(&self, path: &str) -> Option<&Note> {
         self.note_index(path).map(|i| &self.notes[i])
     }
 
-    /// The note a file id belongs to, if it is a note.
+    /// The index in [`Vault::notes`] of the file with id `file_id`, when that file is a note
+    /// (`None` for attachments and unreadable notes).
     pub fn note_of_file(&self, file_id: usize) -> Option<usize> {
         self.file_note.get(file_id).copied().flatten()
     }
 
+    /// The id in [`Vault::files`] of the note at index `note` (panics if out of range).
     pub fn file_id_of_note(&self, note: usize) -> usize {
         self.note_file_ids[note]
     }
 
     /// Attachments (non-note files), vault-relative.
-    pub fn attachments(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn attachments(&self) -> impl Iterator<Item = &str> {
         self.files
             .live()
             .map(|(_, p)| p)
@@ -361,8 +455,9 @@ impl Vault {
         self.file_note[file_id] = Some(note);
     }
 
-    /// Outgoing note-to-note edges of the link graph, de-duplicated and sorted:
-    /// `(source, destination)`.
+    /// The link graph's edges as `(source, destination)` note indices, de-duplicated and
+    /// sorted: wikilinks and embeds that resolve to a note. Links to attachments, unresolved
+    /// links and `[[#Heading]]` self-links make no edge; a note naming itself does.
     pub fn edges(&self) -> Vec<(usize, usize)> {
         use rayon::prelude::*;
         let per_source: Vec<Vec<(usize, usize)>> = self
@@ -382,7 +477,7 @@ impl Vault {
         per_source.concat()
     }
 
-    /// For each note, the notes linking to it.
+    /// For each note (by index), the notes with an edge to it (see [`Vault::edges`]).
     pub fn backlinks(&self) -> Vec<Vec<usize>> {
         let mut back = vec![Vec::new(); self.notes.len()];
         for (src, dst) in self.edges() {
@@ -391,8 +486,9 @@ impl Vault {
         back
     }
 
-    /// Notes whose links or embeds point to `note` (by index), with the link indices, in
-    /// note and link order. Only links naming the note's leaf can resolve to it.
+    /// Every link or embed that resolves to the note at index `note`, as `(linking note, index
+    /// in its wikilinks)`, in note and link order. Only links naming the note's leaf (its file
+    /// name, lower-cased, without `.md`) can resolve to it, so only those are looked at.
     pub fn links_to(&self, note: usize) -> Vec<(usize, usize)> {
         let file = self.note_file_ids[note];
         let leaf = leaves::leaf(&self.files.paths[file]);
@@ -407,7 +503,8 @@ impl Vault {
             .collect()
     }
 
-    /// The top-level vault folders that exist (used to map folder roles).
+    /// The names of the vault's top-level folders, sorted: those holding files plus empty ones
+    /// still on disk (read again from the root). Hidden folders are left out.
     pub fn top_folders(&self) -> Vec<String> {
         let mut set = BTreeSet::new();
         for p in &self.files.paths {
@@ -427,7 +524,7 @@ impl Vault {
     }
 
     /// Every link of the vault by the leaf it names.
-    pub fn leaf_index(&self) -> &leaves::LeafIndex {
+    pub(crate) fn leaf_index(&self) -> &leaves::LeafIndex {
         self.leaf_index
             .get_or_init(|| leaves::LeafIndex::build(&self.notes))
     }
@@ -454,8 +551,9 @@ impl Vault {
             .collect();
     }
 
-    /// Adds or replaces a note (after the gate wrote it). Only the links that can change are
-    /// re-resolved: the note's own, and, for a new file, those naming its leaf.
+    /// Adds or replaces a note in memory, after a writer has written it to disk (nothing is
+    /// written here). Its modification time becomes now. Only the links that can change are
+    /// resolved again: the note's own and, for a new file, every link naming its leaf.
     pub fn upsert_note(&mut self, mut note: Note) {
         note.modified = chrono::Utc::now().timestamp();
         let existing = self
@@ -489,7 +587,8 @@ impl Vault {
         }
     }
 
-    /// Records a new attachment (after the gate wrote it).
+    /// Records a new attachment in memory after a writer created it; links naming it are
+    /// resolved again. Does nothing if the path is already known.
     pub fn add_attachment(&mut self, path: &str) {
         if self
             .files
@@ -502,7 +601,9 @@ impl Vault {
         self.reresolve_leaves(&[leaves::leaf(path)]);
     }
 
-    /// Renames a file in memory (after the gate moved it on disk).
+    /// Renames a file (note or attachment) in memory after a writer moved it on disk. The file
+    /// keeps its id; links naming its old or new leaf are resolved again. The links themselves
+    /// are not rewritten: [`rewrite::plan_link_rewrites`] plans that, before the move.
     pub fn rename_file(&mut self, from: &str, to: &str) {
         let Some(id) = self.files.id_of(from) else {
             return;
@@ -515,6 +616,7 @@ impl Vault {
         self.reresolve_leaves(&[leaves::leaf(from), leaves::leaf(to)]);
     }
 
+    /// The vault's display name: the last segment of its canonical root, or `vault`.
     pub fn name(&self) -> String {
         self.root
             .canonicalize()
@@ -528,9 +630,10 @@ fn is_crew_temp(name: &str) -> bool {
     name.starts_with(".crew-tmp-") && name.ends_with(".part")
 }
 
-/// crew's temporary files (`.crew-tmp-*.part`) anywhere in the vault, crew's state folder
-/// included: what a killed write or undo left. Only a holder of the vault lock may remove
-/// them (no crew writer is mid-write then). `.git` and `.obsidian` are not crew's and skipped.
+/// crew's temporary files (`.crew-tmp-*.part`) anywhere under `root`, hidden folders such as
+/// crew's state folder included: what a killed write or undo left. `.git`, `.obsidian` and
+/// `.trash` are skipped. Only a writer holding the vault's lock may remove them (no other
+/// writer can be mid-write then); this function only finds them.
 pub fn find_stale_temps(root: &Path) -> Vec<PathBuf> {
     walkdir::WalkDir::new(root)
         .follow_links(false)
@@ -618,7 +721,8 @@ fn read_with_stamp(path: &Path) -> std::io::Result<(Vec<u8>, index::Stamp)> {
     Ok((bytes, stamp))
 }
 
-/// A vault-relative path as a `/`-separated string.
+/// A relative path as a `/`-separated string, the form every vault path in this crate takes
+/// (non-UTF-8 names are converted lossily).
 pub fn rel_to_string(rel: &Path) -> String {
     rel.components()
         .map(|c| c.as_os_str().to_string_lossy())

@@ -1,9 +1,14 @@
-//! Reading one note: frontmatter, masking, links, tags, headings, block ids and tasks.
+//! Reading one note's Markdown: frontmatter, masking, links, tags, headings, block ids and tasks.
 //!
-//! The rules are the ones in `spec/vault-conventions.md`. They are written by hand rather than
-//! with a CommonMark parser because the counting rules deliberately differ from CommonMark
-//! (indented code is *not* code here, `%%` comments are masked, a `\|` in a table splits an
-//! alias) and because every extracted item needs its byte span for the link rewriter.
+//! Links and tags are read from a *masked* copy of the text: the frontmatter, code, `%% … %%`
+//! and `<!-- … -->` comments are blanked with spaces (line breaks kept), so every byte offset
+//! found in the masked text is an offset in the note. Code is found as CommonMark finds it,
+//! inside lists, block quotes and callouts too ([`code_ranges`]).
+//!
+//! The scanners are written by hand rather than on a CommonMark parser because Obsidian's
+//! reading differs from CommonMark on purpose — a top-level indented block is *not* code (people
+//! indent prose), `%%` comments hide links, a `\|` inside a table separates a link's alias — and
+//! because every item needs its exact byte span for link rewrites.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -21,10 +26,13 @@ pub struct FrontmatterBlock {
     /// Byte range of the whole block, both fences and the final line break included.
     pub block: Range<usize>,
     /// 1-based line of the opening fence (always 1) and of the closing fence.
-    pub closing_line: usize,
+    pub(crate) closing_line: usize,
 }
 
-/// The result of splitting a text into frontmatter and body.
+/// Finds the frontmatter block at the top of `text`: a first line `---` and a later line
+/// `---` (trailing spaces, tabs and a CR allowed on both). `None` when the text does not open
+/// with such a fence or the block is never closed — Obsidian then reads the whole text as body.
+/// The YAML inside is not parsed here. A leading BOM must be stripped by the caller.
 pub fn split_frontmatter(text: &str) -> Option<FrontmatterBlock> {
     let mut lines = LineIter::new(text);
     let first = lines.next()?;
@@ -50,26 +58,26 @@ fn is_fence_line(line: &str) -> bool {
 
 /// A line of text: `start..end` excludes the line break, `end_with_newline` includes it.
 #[derive(Debug, Clone)]
-pub struct LineSpan {
-    pub start: usize,
-    pub end: usize,
-    pub end_with_newline: usize,
+pub(crate) struct LineSpan {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) end_with_newline: usize,
 }
 
 impl LineSpan {
-    pub fn range(&self) -> Range<usize> {
+    pub(crate) fn range(&self) -> Range<usize> {
         self.start..self.end
     }
 }
 
 /// Iterates over the lines of a text with their byte positions.
-pub struct LineIter<'a> {
+pub(crate) struct LineIter<'a> {
     text: &'a str,
     pos: usize,
 }
 
 impl<'a> LineIter<'a> {
-    pub fn new(text: &'a str) -> Self {
+    pub(crate) fn new(text: &'a str) -> Self {
         Self { text, pos: 0 }
     }
 }
@@ -118,7 +126,8 @@ static FIND_MD_LINK: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"
 /// Masked, in this order: the frontmatter block, code (fenced code blocks and inline code spans
 /// as CommonMark finds them, inside lists, quotes and callouts too; see [`code_ranges`]), closed
 /// `%% … %%` comments and closed `<!-- … -->` comments.
-pub fn mask(text: &str, frontmatter: Option<&FrontmatterBlock>) -> String {
+#[cfg(test)]
+pub(crate) fn mask(text: &str, frontmatter: Option<&FrontmatterBlock>) -> String {
     let start = frontmatter.map_or(0, |f| f.block.end.min(text.len()));
     let mut bytes = text.as_bytes()[..start].to_vec();
     blank(&mut bytes, 0..start);
@@ -128,7 +137,7 @@ pub fn mask(text: &str, frontmatter: Option<&FrontmatterBlock>) -> String {
 
 /// [`mask`] for the text after the frontmatter. Borrows the text when it holds nothing to mask
 /// (no backtick, no tilde, no `%%`, no `<!--`), which is most notes.
-pub fn mask_body(body: &str) -> Cow<'_, str> {
+pub(crate) fn mask_body(body: &str) -> Cow<'_, str> {
     let b = body.as_bytes();
     // without a backtick or a tilde there is neither a fence nor a code span
     let code = memchr::memchr2(b'`', b'~', b).is_some();
@@ -187,30 +196,26 @@ fn find(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
     memchr::memmem::find(&haystack[from..], needle).map(|p| p + from)
 }
 
-/// One `[[wikilink]]` or `![[embed]]` as written in a note.
+/// One `[[wikilink]]` or `![[embed]]` as written in a note: `[[` and `]]` around at least one
+/// character, with no `[`, `]` or line break inside, outside code and comments.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WikiLink {
     /// Byte span of the whole link in the note, `!` included for embeds.
     pub span: Range<usize>,
+    /// Whether it is an embed (`![[…]]`): Obsidian shows the target's content in place.
     pub embed: bool,
     /// The link target: text before `|` and `#`, trimmed. Empty for `[[#Heading]]`.
     pub target: String,
     /// The `#heading` or `#^block` part, without the leading `#`.
-    pub subpath: Option<String>,
+    pub(crate) subpath: Option<String>,
     /// The display text after `|`.
-    pub alias: Option<String>,
+    pub(crate) alias: Option<String>,
     /// Whether the alias separator was written `\|` (inside a table).
-    pub escaped_pipe: bool,
-}
-
-impl WikiLink {
-    pub fn is_block_ref(&self) -> bool {
-        self.subpath.as_deref().is_some_and(|s| s.starts_with('^'))
-    }
+    pub(crate) escaped_pipe: bool,
 }
 
 /// Splits the inside of `[[…]]` into target, subpath and alias.
-pub fn parse_link_inner(inner: &str) -> (String, Option<String>, Option<String>, bool) {
+pub(crate) fn parse_link_inner(inner: &str) -> (String, Option<String>, Option<String>, bool) {
     let (before_pipe, alias, escaped) = match inner.find('|') {
         Some(p) => {
             let before = &inner[..p];
@@ -234,7 +239,7 @@ pub fn parse_link_inner(inner: &str) -> (String, Option<String>, Option<String>,
 
 /// Every wikilink and embed in a masked text: `[[`, then at least one character that is not `[`,
 /// `]` or a line break, then `]]`, leftmost first; a `!` just before makes it an embed.
-pub fn wikilinks(masked: &str) -> Vec<WikiLink> {
+pub(crate) fn wikilinks(masked: &str) -> Vec<WikiLink> {
     let bytes = masked.as_bytes();
     let mut out = Vec::new();
     let mut from = 0;
@@ -270,13 +275,13 @@ pub fn wikilinks(masked: &str) -> Vec<WikiLink> {
 /// A Markdown link `[text](destination)` or image `![alt](destination)` to a local file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MarkdownLink {
-    pub span: Range<usize>,
+    pub(crate) span: Range<usize>,
     /// Byte span of the destination inside the note (still %-encoded).
     pub dest_span: Range<usize>,
-    pub embed: bool,
+    pub(crate) embed: bool,
     /// The destination, %-decoded, without `#fragment`.
     pub target: String,
-    pub fragment: Option<String>,
+    pub(crate) fragment: Option<String>,
 }
 
 /// Markdown links to local files (URLs with a scheme and pure `#anchors` are left out).
@@ -285,7 +290,7 @@ pub struct MarkdownLink {
 /// (leftmost-first, as the `regex` crate reads it), scanned by hand: the regex ran in the
 /// bounded backtracker on notes with long URLs and several links per line (a quarter of a
 /// full pass on real vaults). A property test checks the scanner against the regex.
-pub fn markdown_links(masked: &str) -> Vec<MarkdownLink> {
+pub(crate) fn markdown_links(masked: &str) -> Vec<MarkdownLink> {
     let mut out = Vec::new();
     if FIND_MD_LINK.find(masked.as_bytes()).is_none() {
         return out;
@@ -320,10 +325,10 @@ pub fn markdown_links(masked: &str) -> Vec<MarkdownLink> {
 
 /// One match of the Markdown-link grammar: the whole match and the destination as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MdLinkMatch {
-    pub whole: Range<usize>,
-    pub dest: Range<usize>,
-    pub embed: bool,
+pub(crate) struct MdLinkMatch {
+    pub(crate) whole: Range<usize>,
+    pub(crate) dest: Range<usize>,
+    pub(crate) embed: bool,
 }
 
 /// "The first position at or after `x` where a predicate holds", remembered: queries come in
@@ -370,7 +375,7 @@ impl NextMemo {
 }
 
 /// Iterates over the matches of the Markdown-link grammar, leftmost first, not overlapping.
-pub struct MdLinkScanner<'a> {
+pub(crate) struct MdLinkScanner<'a> {
     s: &'a str,
     /// Where the next match may start (the end of the previous one).
     from: usize,
@@ -384,7 +389,7 @@ pub struct MdLinkScanner<'a> {
 }
 
 impl<'a> MdLinkScanner<'a> {
-    pub fn new(s: &'a str) -> Self {
+    pub(crate) fn new(s: &'a str) -> Self {
         MdLinkScanner {
             s,
             from: 0,
@@ -486,7 +491,7 @@ fn is_tag_char(c: char) -> bool {
 
 /// Inline `#tags` in a masked text, without the `#`: a `#` at the start or after whitespace,
 /// followed by tag characters that are not all digits.
-pub fn inline_tags(masked: &str) -> Vec<(Range<usize>, String)> {
+pub(crate) fn inline_tags(masked: &str) -> Vec<(Range<usize>, String)> {
     let mut out = Vec::new();
     for i in memchr::memchr_iter(b'#', masked.as_bytes()) {
         let boundary = masked[..i]
@@ -514,7 +519,7 @@ static TASK: LazyLock<Regex> =
 
 /// A block id at the end of a line: `(?:^|\s)\^([A-Za-z0-9-]+)\s*$`, by hand. Only the last `^`
 /// of a line can match (the id and the trailing space hold no `^`).
-pub fn block_id(line: &str) -> Option<&str> {
+pub(crate) fn block_id(line: &str) -> Option<&str> {
     let caret = line.rfind('^')?;
     if !line[..caret]
         .chars()
@@ -532,7 +537,7 @@ pub fn block_id(line: &str) -> Option<&str> {
 }
 
 /// A task line: `^\s*(?:[-*+]|\d+[.)])\s+\[(.)\]\s+(.*)$`, by hand: (the mark, the text).
-pub fn task_line(line: &str) -> Option<(&str, &str)> {
+pub(crate) fn task_line(line: &str) -> Option<(&str, &str)> {
     let rest = line.trim_start();
     let by_regex = || {
         let c = TASK.captures(line)?;
@@ -574,22 +579,24 @@ pub fn task_line(line: &str) -> Option<(&str, &str)> {
 
 /// A heading line: `# Title` up to `###### Title`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Heading {
-    pub level: u8,
-    pub text: String,
-    pub line: usize,
+pub(crate) struct Heading {
+    pub(crate) level: u8,
+    pub(crate) text: String,
+    pub(crate) line: usize,
 }
 
 /// A task list item: `- [ ] text` or `- [x] text`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Task {
+    /// Whether the box holds anything but a space (`[x]`, `[X]`, `[-]`, `[>]`, …).
     pub done: bool,
+    /// The text after the box, as written.
     pub text: String,
-    pub line: usize,
+    pub(crate) line: usize,
 }
 
 /// Headings, block ids and tasks, read line by line from the masked text.
-pub fn structure(masked: &str) -> (Vec<Heading>, Vec<String>, Vec<Task>) {
+pub(crate) fn structure(masked: &str) -> (Vec<Heading>, Vec<String>, Vec<Task>) {
     let mut headings = Vec::new();
     let mut blocks = Vec::new();
     let mut tasks = Vec::new();

@@ -1,4 +1,10 @@
-//! One parsed note: everything later features ask about a note without re-reading it.
+//! One parsed note: everything later questions about a note need, without reading it again.
+//!
+//! Parsing follows Obsidian: a leading BOM is ignored, the frontmatter is the closed `---`
+//! block at the top and must be a YAML mapping, links and tags are read outside code and
+//! comments (see [`markdown`]). Tags come from the text (`#tag`, not all
+//! digits) and from the `tags`/`tag` property; aliases from `aliases`/`alias` (keys in any
+//! case). A parsed note is serialisable, which is how the persistent index stores it.
 
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -18,7 +24,13 @@ pub enum Frontmatter {
     /// A block that parses to a mapping (an empty block gives an empty mapping).
     Parsed,
     /// A block that did not parse, or parsed to something other than a mapping.
-    Invalid { line: usize, message: String },
+    Invalid {
+        /// 1-based line of the note where the problem is (the first YAML line, 2, when the
+        /// problem has no position: not a mapping, or too large to parse).
+        line: usize,
+        /// What is wrong, in words.
+        message: String,
+    },
 }
 
 /// A Markdown note, parsed once.
@@ -26,37 +38,47 @@ pub enum Frontmatter {
 pub struct Note {
     /// Vault-relative path with `/` separators.
     pub path: String,
+    /// Whether the note has frontmatter and whether it parsed.
     pub frontmatter: Frontmatter,
     /// The YAML text of the frontmatter block, when there is one.
-    pub frontmatter_yaml: Option<String>,
+    pub(crate) frontmatter_yaml: Option<String>,
     /// The parsed mapping, filled on first use (a note read from the index parses it only if
     /// someone asks for a property).
     #[serde(skip)]
     properties_cache: OnceLock<Option<Box<Mapping>>>,
     /// Byte range of the frontmatter block in the text, when there is a closed block.
     pub frontmatter_block: Option<FrontmatterBlock>,
+    /// The `[[links]]` and `![[embeds]]` of the body, in text order (frontmatter excluded).
+    /// [`Vault::resolved`](crate::Vault::resolved) is parallel to it.
     pub wikilinks: Vec<WikiLink>,
+    /// The `[text](path)` links and `![alt](path)` images of the body that point to local
+    /// files, in text order.
     pub markdown_links: Vec<MarkdownLink>,
     /// `[[links]]` written inside the frontmatter (e.g. `up: "[[Home]]"`): not counted in the
     /// stats, but kept pointing at their note when it moves.
     pub frontmatter_links: Vec<WikiLink>,
     /// Inline tags, then frontmatter tags, as written (without `#`).
     pub tags: Vec<String>,
+    /// The aliases from the `aliases`/`alias` property, as written. Aliases never resolve
+    /// links (Obsidian only offers them when linking).
     pub aliases: Vec<String>,
-    pub headings: Vec<Heading>,
-    pub block_ids: Vec<String>,
+    pub(crate) headings: Vec<Heading>,
+    pub(crate) block_ids: Vec<String>,
+    /// The task list items (`- [ ] …`), in text order.
     pub tasks: Vec<Task>,
     /// Whether the bytes on disk were not valid UTF-8 (the text was read lossily).
     pub invalid_utf8: bool,
     /// Byte length of the body (text after the frontmatter block).
     pub body_len: usize,
+    /// Size of the note's bytes (as read, BOM included).
     pub size: u64,
     /// Modification time, seconds since the Unix epoch.
     pub modified: i64,
 }
 
 impl Note {
-    /// Parses a note from its raw bytes.
+    /// Parses a note from its raw bytes; `path` is its vault-relative path. Bytes that are not
+    /// UTF-8 are replaced (and [`Note::invalid_utf8`] set) rather than refused.
     pub fn parse(path: impl Into<String>, bytes: &[u8]) -> Note {
         let (text, invalid_utf8) = match std::str::from_utf8(bytes) {
             Ok(t) => (std::borrow::Cow::Borrowed(t), false),
@@ -161,7 +183,7 @@ impl Note {
         }
     }
 
-    /// The file name without `.md`.
+    /// The note's name: its file name without `.md`, what a `[[link]]` by name matches.
     pub fn name(&self) -> &str {
         let file = self.path.rsplit('/').next().unwrap_or(&self.path);
         file.strip_suffix(".md").unwrap_or(file)
@@ -172,7 +194,8 @@ impl Note {
         self.path.rsplit_once('/').map_or("", |(dir, _)| dir)
     }
 
-    /// The frontmatter mapping, when it parsed.
+    /// The frontmatter mapping, when it parsed. Parsed on first call and kept: notes from the
+    /// persistent index and most passes over a vault never need it.
     pub fn properties(&self) -> Option<&Mapping> {
         if self.frontmatter != Frontmatter::Parsed {
             return None;
@@ -187,7 +210,7 @@ impl Note {
     }
 
     /// A frontmatter value by key (exact key first, then case-insensitive).
-    pub fn property(&self, key: &str) -> Option<&Value> {
+    pub(crate) fn property(&self, key: &str) -> Option<&Value> {
         property_in(self.properties()?, key)
     }
 
@@ -200,7 +223,8 @@ impl Note {
         ask(self.frontmatter_yaml.as_deref().unwrap_or(""))
     }
 
-    /// A frontmatter value as text (strings, numbers and booleans).
+    /// A frontmatter value as text (strings, numbers and booleans; `None` for lists, mappings
+    /// and null). The key is matched exactly first, then in any case.
     pub fn property_str(&self, key: &str) -> Option<String> {
         match self.fast(|yaml| yaml_lite::lookup_str(yaml, key)) {
             Some(answer) => answer,
@@ -242,7 +266,7 @@ impl Note {
 }
 
 /// A value by key: the exact key first, then the first key equal in any (ASCII) case.
-pub fn property_in<'a>(map: &'a Mapping, key: &str) -> Option<&'a Value> {
+pub(crate) fn property_in<'a>(map: &'a Mapping, key: &str) -> Option<&'a Value> {
     map.get(key).or_else(|| {
         map.iter()
             .find(|(k, _)| k.as_str().is_some_and(|k| k.eq_ignore_ascii_case(key)))
@@ -250,7 +274,8 @@ pub fn property_in<'a>(map: &'a Mapping, key: &str) -> Option<&'a Value> {
     })
 }
 
-/// Renders a YAML scalar as text; `None` for null, sequences and mappings.
+/// Renders a YAML scalar as text (a tagged scalar by its value); `None` for null, sequences
+/// and mappings.
 pub fn scalar_to_string(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => Some(s.clone()),
@@ -269,7 +294,8 @@ fn tags_and_aliases(map: Option<&Mapping>) -> (Vec<String>, Vec<String>) {
 
 /// The full parse's verdict, tags and aliases for a frontmatter block (the reference the fast
 /// path is checked against).
-pub fn full_extract(yaml: &str) -> (Frontmatter, Vec<String>, Vec<String>) {
+#[cfg(test)]
+pub(crate) fn full_extract(yaml: &str) -> (Frontmatter, Vec<String>, Vec<String>) {
     let (fm, map) = parse_yaml_block(yaml);
     let (tags, aliases) = tags_and_aliases(map.as_ref());
     (fm, tags, aliases)
@@ -278,7 +304,7 @@ pub fn full_extract(yaml: &str) -> (Frontmatter, Vec<String>, Vec<String>) {
 /// The most YAML handed to the full parser: the fast path reads any size in linear time, but
 /// a block it declines goes to `yaml_serde`, whose time on huge hostile blocks is not bounded
 /// well enough to run with the vault lock held.
-pub const FULL_YAML_CAP: usize = 256 * 1024;
+pub(crate) const FULL_YAML_CAP: usize = 256 * 1024;
 
 fn parse_yaml_block(yaml: &str) -> (Frontmatter, Option<Mapping>) {
     if yaml.trim().is_empty() {
@@ -343,7 +369,7 @@ fn values_for<'a>(map: &'a Mapping, keys: &[&str]) -> Vec<&'a Value> {
 }
 
 /// Tags from `tags`/`tag`: a list, or a string split on commas and spaces; `#` dropped.
-pub fn frontmatter_tags(map: &Mapping) -> Vec<String> {
+pub(crate) fn frontmatter_tags(map: &Mapping) -> Vec<String> {
     let mut out = Vec::new();
     let mut push = |raw: &str| {
         let t = raw.trim();
@@ -374,7 +400,7 @@ pub fn frontmatter_tags(map: &Mapping) -> Vec<String> {
 }
 
 /// Aliases from `aliases`/`alias`: each list item is one alias; a string is one alias.
-pub fn frontmatter_aliases(map: &Mapping) -> Vec<String> {
+pub(crate) fn frontmatter_aliases(map: &Mapping) -> Vec<String> {
     let mut out = Vec::new();
     for v in values_for(map, &["aliases", "alias"]) {
         match v {

@@ -1,25 +1,37 @@
-//! Jailed reads of one file: never through a final symlink, never blocking on a FIFO, only
-//! regular files, and never more than a cap. Writers use what was seen ([`Seen`]) as the
-//! "compare" half of a compare-and-swap.
+//! Careful reads of one file: never through a final symlink (it could lead out of the vault),
+//! never blocking on a FIFO, only regular files, and never more than a cap. Keeping the path
+//! itself inside the vault (no `..`, no symlinked folder on the way) is the caller's job.
+//! Writers keep what was seen ([`Seen`]) as the "compare" half of a compare-and-swap.
 
 use std::path::Path;
 
 use crate::hash::{FNV_OFFSET, fnv1a};
 
-/// The most read of one file for link rewrites and frontmatter edits.
+/// The most read of one file (256 MiB): larger files are refused, not truncated.
 pub const READ_CAP: u64 = 256 << 20;
-/// What crew saw of a file when it read it: the "compare" half of every compare-and-swap.
+/// What a reader saw of a file when it read it: the "compare" half of a compare-and-swap. A
+/// writer that reads the file again before replacing it and finds a different `Seen` knows
+/// someone else changed it meanwhile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Seen {
+    /// How many bytes were read.
     pub len: u64,
+    /// The file's modification time, nanoseconds since the Unix epoch.
     pub mtime_ns: i128,
+    /// The 64-bit FNV-1a of the bytes read ([`crate::hash::fnv1a`] from
+    /// [`crate::hash::FNV_OFFSET`]).
     pub hash: u64,
 }
 
-/// Why a jailed read failed.
+/// Why a careful read failed.
+#[derive(Debug)]
 pub enum ReadFail {
+    /// Nothing at that path.
     Missing,
+    /// Something is there but is not read, and why, in words: a symlink, a folder, a FIFO,
+    /// socket or device, or a file over the cap.
     Refused(String),
+    /// Any other I/O error.
     Io(std::io::Error),
 }
 
@@ -79,8 +91,9 @@ pub fn read_regular(full: &Path, cap: u64) -> Result<(Vec<u8>, Seen), ReadFail> 
     Ok((bytes, seen))
 }
 
-/// A regular file's bytes, read without following a final symlink and without blocking on a
-/// FIFO (for readers outside the gate, such as undo, that must not hang holding the lock).
+/// [`read_regular`] with [`READ_CAP`], for readers that only want the bytes: a missing file
+/// becomes [`std::io::ErrorKind::NotFound`], a refused one
+/// [`std::io::ErrorKind::InvalidInput`] with the reason.
 pub fn read_regular_file(full: &Path) -> std::io::Result<Vec<u8>> {
     read_regular(full, READ_CAP)
         .map(|(bytes, _)| bytes)

@@ -1,21 +1,34 @@
-//! Link resolution, the Obsidian way (see `spec/vault-conventions.md`).
+//! Link resolution, the Obsidian way.
+//!
+//! Comparison is case-insensitive. A target without `/` names a note (file name without `.md`)
+//! or any file by its full name (`[[Note.md]]`, `[[image.png]]`). A target with `/` loses a
+//! leading `/` or `./`; one starting with `.` is first tried relative to the linking note's
+//! folder; then it must equal a vault path (with or without `.md`) or end one after a `/`.
+//! Aliases never resolve a link. When several files match, Obsidian's tie rules pick one: the
+//! file in the linking note's folder, else the one with the fewest path segments, else the first
+//! in path order — and the link is marked ambiguous.
 
 use rustc_hash::FxHashMap as HashMap;
 
-/// Where a link points.
+/// Where a link points. A link is *resolved* when it points to a file or to its own note, and
+/// *unresolved* — a broken link; Obsidian would create the note when it is clicked — otherwise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Resolution {
     /// `[[#Heading]]`: the linking note itself.
     SelfLink,
     /// A file of the vault (index into [`FileTable::paths`]), and whether other files matched too.
     File {
+        /// The file's id.
         id: usize,
+        /// Whether several files matched and the tie rules chose this one.
         ambiguous: bool,
     },
+    /// No file matches the target.
     Unresolved,
 }
 
 impl Resolution {
+    /// The file id the link points to; `None` for self-links and unresolved links.
     pub fn file(self) -> Option<usize> {
         match self {
             Resolution::File { id, .. } => Some(id),
@@ -48,13 +61,14 @@ fn folder(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
+/// Whether a vault path is a note: it ends in `.md` (in any case) after at least one character.
 pub fn is_note_path(path: &str) -> bool {
     path.len() > 3 && path[path.len() - 3..].eq_ignore_ascii_case(".md")
 }
 
 impl FileTable {
     /// Builds the table; `paths` need not be sorted.
-    pub fn new(mut paths: Vec<String>) -> Self {
+    pub(crate) fn new(mut paths: Vec<String>) -> Self {
         paths.sort();
         let mut table = FileTable {
             paths: Vec::new(),
@@ -111,7 +125,7 @@ impl FileTable {
     }
 
     /// Adds a file and returns its id.
-    pub fn insert(&mut self, path: &str) -> usize {
+    pub(crate) fn insert(&mut self, path: &str) -> usize {
         self.paths.push(path.to_string());
         let id = self.paths.len() - 1;
         self.index_path(id);
@@ -119,14 +133,14 @@ impl FileTable {
     }
 
     /// Gives a file a new path, keeping its id.
-    pub fn rename(&mut self, id: usize, to: &str) {
+    pub(crate) fn rename(&mut self, id: usize, to: &str) {
         self.unindex_path(id);
         self.paths[id] = to.to_string();
         self.index_path(id);
     }
 
     /// The live files (removed ones left out), as (id, path).
-    pub fn live(&self) -> impl Iterator<Item = (usize, &str)> {
+    pub(crate) fn live(&self) -> impl Iterator<Item = (usize, &str)> {
         self.paths
             .iter()
             .enumerate()
@@ -155,7 +169,9 @@ impl FileTable {
             .map_or(0, |ids| ids.len())
     }
 
-    /// Resolves a link target written in the note at `from`.
+    /// Resolves a link target written in the note at vault path `from`, by the rules in the
+    /// module documentation. `target` is [`WikiLink::target`](crate::markdown::WikiLink::target):
+    /// no `#subpath` or `|alias`; an empty (or blank) target is a self-link.
     pub fn resolve(&self, from: &str, target: &str) -> Resolution {
         let target = target.trim();
         if target.is_empty() {

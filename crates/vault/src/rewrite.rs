@@ -6,12 +6,21 @@ use crate::edit::{self, Replacement};
 use crate::leaves::{LinkKind, LinkRef};
 use crate::resolve::{FileTable, Resolution};
 
-/// For a move `from → to`, the replacements each note needs so that every link keeps its
-/// target. Links already right after the move are left byte for byte as they are.
+/// For a move of the file at vault path `from` to `to` (planned, not yet done), the
+/// replacements each note needs so that every link keeps pointing at the file it pointed at:
+/// wikilinks and embeds (body and frontmatter) and Markdown links. Call it before the move.
+///
+/// Each entry is a note's path *after* the move (the moved note under `to`) and its
+/// replacements, whose ranges are byte spans in that note's text as the vault parsed it: apply
+/// them with [`edit::apply_replacements`] to the same text, then move the file and tell the
+/// vault ([`Vault::rename_file`]). A new wikilink target is the shortest that resolves to the
+/// same file (the bare name when that is unambiguous), keeping `#subpath`, `|alias` and the
+/// embed mark; a new Markdown destination is the %-encoded vault path, or a relative one. Links that resolve to the same file
+/// after the move, and links that resolved to nothing before, are left as they are.
 ///
 /// Only links that can change meaning are looked at: those whose target's leaf names the moved
 /// file (before or after), and all links of the moved note itself (its folder changes). The
-/// file table is renamed in place for the "after" view and renamed back.
+/// vault is borrowed mutably to try the move in its file table; it is left as it was.
 pub fn plan_link_rewrites(
     vault: &mut Vault,
     from: &str,
@@ -139,7 +148,12 @@ pub fn plan_link_rewrites(
     plans
 }
 
-pub fn resolve_any(table: &FileTable, from: &str, target: &str, markdown: bool) -> Option<usize> {
+pub(crate) fn resolve_any(
+    table: &FileTable,
+    from: &str,
+    target: &str,
+    markdown: bool,
+) -> Option<usize> {
     if markdown {
         // Markdown links are paths: relative to the note's folder first, then from the root.
         let dir = from.rsplit_once('/').map_or("", |(d, _)| d);

@@ -1,4 +1,5 @@
-//! `crew vault stats`: the counts of a vault, by the rules of `spec/vault-conventions.md`.
+//! The counts of a vault (what `crew vault stats` prints), by Obsidian's reading of it: links
+//! resolved as in [`resolve`](crate::resolve), tags and aliases as in [`note`](crate::note).
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -6,25 +7,42 @@ use serde::Serialize;
 
 use super::{Frontmatter, Resolution, Vault};
 
-/// The figures `crew vault stats` prints.
+/// The counts of a vault. Wikilinks and embeds are counted apart (`wikilinks` never includes
+/// embeds); frontmatter links are not counted.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct VaultStats {
+    /// Markdown notes (`.md` files).
     pub notes: usize,
+    /// Every other file.
     pub attachments: usize,
+    /// Notes with a closed frontmatter block, whether it parses or not.
     pub notes_with_frontmatter: usize,
+    /// Notes whose frontmatter does not parse to a mapping.
     pub frontmatter_errors: usize,
+    /// `[[links]]` in note bodies, `[[#Heading]]` self-links included.
     pub wikilinks: usize,
+    /// Of those, the ones that resolve to no file (broken links).
     pub wikilinks_unresolved: usize,
+    /// `![[embeds]]` in note bodies.
     pub embeds: usize,
+    /// Of those, the ones that resolve to no file.
     pub embeds_unresolved: usize,
+    /// Distinct (source note → destination note) pairs, see [`Vault::edges`].
     pub graph_edges: usize,
+    /// Notes that no note links to (a note linking to itself by name has a link).
     pub notes_without_incoming: usize,
+    /// Notes with neither incoming nor outgoing edges.
     pub orphans: usize,
+    /// Distinct tags, inline and frontmatter, compared case-insensitively.
     pub tags_distinct: usize,
+    /// Notes with at least one tag.
     pub notes_with_tags: usize,
+    /// Aliases, all notes together.
     pub aliases: usize,
+    /// Note names (lower-cased, without `.md`) used in more than one folder: a link by such a
+    /// name is ambiguous.
     pub duplicate_name_groups: usize,
-    /// Links whose target matched several files (resolved by the tie rules).
+    /// Links and embeds whose target matched several files (resolved by the tie rules).
     pub links_ambiguous: usize,
 }
 
@@ -76,6 +94,7 @@ impl VaultStats {
         self
     }
 
+    /// Counts `vault` (in parallel over its notes).
     pub fn of(vault: &Vault) -> VaultStats {
         use rayon::prelude::*;
         let mut s = vault

@@ -10,9 +10,9 @@
 
 /// Tags and aliases of a frontmatter block that is certainly a valid mapping.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Extract {
-    pub tags: Vec<String>,
-    pub aliases: Vec<String>,
+pub(crate) struct Extract {
+    pub(crate) tags: Vec<String>,
+    pub(crate) aliases: Vec<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -42,7 +42,7 @@ enum Written {
 }
 
 /// Recognises a frontmatter block (the text between the fences); `None` means "ask yaml_serde".
-pub fn extract(yaml: &str) -> Option<Extract> {
+pub(crate) fn extract(yaml: &str) -> Option<Extract> {
     let mut out = Extract::default();
     for (key, value) in scan(yaml)? {
         let role = if key.eq_ignore_ascii_case("tags") || key.eq_ignore_ascii_case("tag") {
@@ -63,7 +63,7 @@ pub fn extract(yaml: &str) -> Option<Extract> {
 /// A property as text, as [`crate::Note::property_str`] gives it (exact key first, then
 /// any case): `Some(None)` when the block certainly has no such text value, `None` when only
 /// the full parse can tell.
-pub fn lookup_str(yaml: &str, key: &str) -> Option<Option<String>> {
+pub(crate) fn lookup_str(yaml: &str, key: &str) -> Option<Option<String>> {
     let entries = scan(yaml)?;
     let found = entries.iter().position(|(k, _)| *k == key).or_else(|| {
         entries
@@ -82,13 +82,13 @@ pub fn lookup_str(yaml: &str, key: &str) -> Option<Option<String>> {
 
 /// Whether the block has a key (exactly, or in another case); `None` when only the full parse
 /// can tell.
-pub fn has_key(yaml: &str, key: &str) -> Option<bool> {
+pub(crate) fn has_key(yaml: &str, key: &str) -> Option<bool> {
     Some(scan(yaml)?.iter().any(|(k, _)| k.eq_ignore_ascii_case(key)))
 }
 
 /// Every property's value as text, in order (what `scalar_to_string` gives for each value of
 /// the mapping; lists and nulls give nothing). `None` when only the full parse can tell.
-pub fn texts(yaml: &str) -> Option<Vec<String>> {
+pub(crate) fn texts(yaml: &str) -> Option<Vec<String>> {
     let mut out = Vec::new();
     for (_, value) in scan(yaml)? {
         match value {
