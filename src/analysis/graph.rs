@@ -7,8 +7,9 @@
 //! cluster connectivity 15 % (100 / number of connected components), dead-end rate 10 %
 //! (100 − 5·dead-end %), reciprocal links 10 % (2·reciprocal %, at most 100).
 //!
-//! A MOC is a note in the MOC folder, a note typed or tagged `moc`, or a folder note (a
-//! folder's own map: `X/X.md`, `X/_index.md`, …).
+//! A MOC is a note in the MOC folder, a note typed or tagged `moc`, a folder note (a folder's
+//! own map: `X/X.md`, `X/_index.md`, …), or a note whose name says so (`Index_Python`,
+//! `Cooking MOC`).
 
 use std::collections::{BTreeSet, VecDeque};
 
@@ -63,6 +64,15 @@ pub fn is_moc(vault: &Vault, i: usize, f: &Folders) -> bool {
             .is_some_and(|t| t.eq_ignore_ascii_case("moc"))
         || n.tags_normalized().iter().any(|t| t == "moc")
         || crate::vault::folder_note::is_inside_folder_note(&n.path)
+        || names_a_map(n.name())
+}
+
+/// A name that says the note is a map: a word `moc` or `index` in it (`Index_Python`,
+/// `Cooking MOC`), or "map of content(s)".
+fn names_a_map(name: &str) -> bool {
+    let normal = crate::dispatch::normalize::normalize(&name.replace('_', " "));
+    crate::dispatch::normalize::words(&normal).any(|w| w == "moc" || w == "index")
+        || normal.contains("map of content")
 }
 
 /// The content graph: distinct links between different content notes.
