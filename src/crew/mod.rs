@@ -2,6 +2,7 @@
 
 pub mod config;
 pub mod definition;
+pub mod dispatcher;
 pub mod registry;
 pub mod root;
 
@@ -111,6 +112,8 @@ pub struct Crew {
     pub source: CrewSource,
     /// Where the config came from, if a file.
     pub config_file: Option<String>,
+    /// The host's dispatcher file whose trigger lines were merged in, if one was found.
+    pub dispatcher_file: Option<String>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -119,6 +122,7 @@ struct CrewFiles {
     agents: Vec<(String, String)>,
     skills: Vec<(String, String)>,
     registry: Option<(String, String)>,
+    dispatcher: Option<(String, String)>,
 }
 
 fn read_dir_files(dir: &Path, label: &str) -> CrewFiles {
@@ -160,10 +164,15 @@ fn read_dir_files(dir: &Path, label: &str) -> CrewFiles {
     }
     let reg_path = dir.join("references").join("agents-registry.md");
     let registry = read(&reg_path).map(|t| (reg_path.to_string_lossy().into_owned(), t));
+    let dispatcher = dispatcher::candidates(dir)
+        .into_iter()
+        .filter(|p| p.is_file())
+        .find_map(|p| read(&p).map(|t| (p.to_string_lossy().into_owned(), t)));
     CrewFiles {
         agents,
         skills,
         registry,
+        dispatcher,
     }
 }
 
@@ -188,6 +197,7 @@ fn builtin_files() -> CrewFiles {
         agents,
         skills,
         registry,
+        dispatcher: None,
     }
 }
 
@@ -304,12 +314,12 @@ impl Crew {
 
     fn from_files(files: CrewFiles, source: CrewSource, config: Option<(String, String)>) -> Crew {
         let mut diags = Vec::new();
-        let agents: Vec<Definition> = files
+        let mut agents: Vec<Definition> = files
             .agents
             .iter()
             .filter_map(|(f, t)| definition::parse(f, t, &mut diags))
             .collect();
-        let skills: Vec<Definition> = files
+        let mut skills: Vec<Definition> = files
             .skills
             .iter()
             .filter_map(|(f, t)| definition::parse(f, t, &mut diags))
@@ -318,6 +328,11 @@ impl Crew {
             Some((f, t)) => registry::parse(f, t, &mut diags),
             None => Registry::default(),
         };
+        let dispatcher_file = files.dispatcher.as_ref().map(|(f, t)| {
+            let triggers = dispatcher::parse(f, t);
+            merge_dispatcher(&triggers, &mut agents, &mut skills, &mut diags);
+            f.clone()
+        });
         let (config_file, config) = match &config {
             Some((f, t)) => (Some(f.clone()), CrewConfig::parse(f, t, &mut diags)),
             None => (None, CrewConfig::default()),
@@ -329,6 +344,7 @@ impl Crew {
             config,
             source,
             config_file,
+            dispatcher_file,
             diagnostics: diags,
         };
         crew.validate();
@@ -399,6 +415,17 @@ impl Crew {
             .iter()
             .find(|r| r.name == name)
             .is_none_or(|r| r.status == Status::Active)
+    }
+
+    /// What a custom agent takes, from its registry row's `Input` column: the anchor's
+    /// dispatcher matches messages against it when no skill or core agent fits.
+    pub fn custom_input(&self, name: &str) -> Option<&str> {
+        self.registry
+            .agents
+            .iter()
+            .find(|r| r.name == name && r.custom && !Crew::is_core(name))
+            .map(|r| r.input.as_str())
+            .filter(|i| !i.trim().is_empty())
     }
 
     /// Routing rank of an agent: core agents by priority, custom agents after all of them.
@@ -564,6 +591,35 @@ impl Crew {
         match &self.source {
             CrewSource::Dir(d) => Some(d),
             CrewSource::Builtin => None,
+        }
+    }
+}
+
+/// Adds the dispatcher's trigger phrases to the agents and skills they name (once each). A name
+/// the crew does not define is reported as a warning: the host would ignore it too.
+fn merge_dispatcher(
+    triggers: &dispatcher::DispatcherTriggers,
+    agents: &mut [Definition],
+    skills: &mut [Definition],
+    diags: &mut Vec<Diagnostic>,
+) {
+    for (name, phrases, line) in &triggers.entries {
+        let Some(def) = agents
+            .iter_mut()
+            .chain(skills.iter_mut())
+            .find(|d| &d.name == name)
+        else {
+            diags.push(Diagnostic::warning(
+                &triggers.file,
+                *line,
+                &format!("the dispatcher gives trigger phrases to `{name}`, which is no agent or skill of this crew; they are ignored"),
+            ));
+            continue;
+        };
+        for p in phrases {
+            if !def.triggers.iter().any(|t| t.eq_ignore_ascii_case(p)) {
+                def.triggers.push(p.clone());
+            }
         }
     }
 }

@@ -144,6 +144,11 @@ impl Router {
         for a in &crew.agents {
             if crew.agent_active(&a.name) {
                 add(Kind::Agent, &a.name, &a.triggers, Crew::priority(&a.name));
+                // phrases quoted in a custom agent's registry `Input` cell are its triggers too
+                if let Some(input) = crew.custom_input(&a.name) {
+                    let quoted = crate::crew::definition::quoted_phrases(input);
+                    add(Kind::Agent, &a.name, &quoted, Crew::priority(&a.name));
+                }
             }
         }
         let normalized: Vec<String> = patterns.iter().map(|p| normalize(&p.trigger)).collect();

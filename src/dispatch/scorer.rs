@@ -314,6 +314,12 @@ impl Scorer {
                 add(Kind::Agent, a);
             }
         }
+        // a custom agent's registry `Input` cell says what it takes: its domain words
+        for bag in routes.iter_mut().filter(|b| b.kind == Kind::Agent) {
+            if let Some(input) = crew.custom_input(&bag.name) {
+                put(input, VOCABULARY, &mut bag.words);
+            }
+        }
         Scorer { routes, stop }
     }
 
