@@ -89,10 +89,11 @@ fn public_phrases_need_the_dispatcher_and_all_route_with_it() {
         lost.len(),
         lost.join("\n")
     );
-    // the snapshot is faithful: the agents' own files do not carry every phrase
+    // the snapshot is faithful: the agents' own files do not carry every phrase, and the
+    // scorer's guesses do not make up for all of them
     assert!(
-        lost.iter().any(|l| l.starts_with("\"take note\"")),
-        "{lost:?}"
+        !lost.is_empty(),
+        "every phrase routed without the dispatcher"
     );
     let with = misroutes(&anchor_fixture()).expect("shared present");
     assert!(with.is_empty(), "with CLAUDE.md: {with:#?}");

@@ -333,6 +333,9 @@ impl Crew {
             merge_dispatcher(&triggers, &mut agents, &mut skills, &mut diags);
             f.clone()
         });
+        if source != CrewSource::Builtin {
+            borrow_vocabulary(&mut agents, &mut skills);
+        }
         let (config_file, config) = match &config {
             Some((f, t)) => (Some(f.clone()), CrewConfig::parse(f, t, &mut diags)),
             None => (None, CrewConfig::default()),
@@ -591,6 +594,27 @@ impl Crew {
         match &self.source {
             CrewSource::Dir(d) => Some(d),
             CrewSource::Builtin => None,
+        }
+    }
+}
+
+/// Gives an agent or skill that declares no vocabulary the built-in one of the same name: an
+/// installed anchor crew's files carry trigger phrases only, and without domain words the
+/// offline scorer cannot place a request phrased in the user's own words.
+fn borrow_vocabulary(agents: &mut [Definition], skills: &mut [Definition]) {
+    let builtin = Crew::builtin();
+    for def in agents.iter_mut() {
+        if def.vocabulary.is_empty()
+            && let Some(b) = builtin.agent(&def.name)
+        {
+            def.vocabulary = b.vocabulary.clone();
+        }
+    }
+    for def in skills.iter_mut() {
+        if def.vocabulary.is_empty()
+            && let Some(b) = builtin.skill(&def.name)
+        {
+            def.vocabulary = b.vocabulary.clone();
         }
     }
 }

@@ -269,7 +269,8 @@ impl Router {
             return resolve_classifier_answer(crew, answer, self.default.as_ref());
         }
         // 6. offline scorer, then the default route
-        if let Some((kind, name, score, words)) = self.scorer.best(&normalized) {
+        let shape = super::scorer::Shape::of(trimmed);
+        if let Some((kind, name, score, words)) = self.scorer.best_shaped(&normalized, shape) {
             return Route::new(
                 kind,
                 &name,
