@@ -9,7 +9,7 @@ use super::commands::load_crew;
 use super::{AgentsAction, Global, SkillsAction, out, out_json};
 use crew::crew::definition::{CAPABILITIES, Definition, ModelSpec, known_model_prefix, valid_name};
 use crew::crew::registry::{self, AgentRow, Status};
-use crew::crew::{Crew, CrewSource, Kind};
+use crew::crew::{Crew, CrewSource, Executor, Kind};
 use crew::vault::Vault;
 use crew::vault::gate::{Gate, Journal, Policy};
 
@@ -47,11 +47,11 @@ fn show_def(d: &Definition, kind: Kind, crew: &Crew) -> String {
         ));
     }
     s.push_str(&format!(
-        "native: {}\n",
-        if crew::agents::native(kind, &d.name).is_some() {
-            "yes"
-        } else {
-            "no (needs a model)"
+        "executor: {}\n",
+        match crew.executor(kind, &d.name) {
+            Executor::Native => "native (no model needed)",
+            Executor::Hybrid => "hybrid (native, then the tier's model for what is left)",
+            Executor::Model => "model (needs one; without it, says what to configure)",
         }
     ));
     s.push_str(&format!(
@@ -101,7 +101,7 @@ pub fn agents(g: &Global, action: AgentsAction) -> anyhow::Result<u8> {
             if g.json {
                 let v: Vec<_> = rows
                     .iter()
-                    .map(|a| json!({"name": a.name, "core": Crew::is_core(&a.name), "status": row_status(&crew, &a.name), "model": a.model.label(), "capabilities": a.capabilities, "description": a.description}))
+                    .map(|a| json!({"name": a.name, "core": Crew::is_core(&a.name), "status": row_status(&crew, &a.name), "model": a.model.label(), "executor": crew.executor(Kind::Agent, &a.name).as_str(), "capabilities": a.capabilities, "description": a.description}))
                     .collect();
                 out_json(&v)?;
             } else {
@@ -171,10 +171,13 @@ pub fn skills(g: &Global, action: SkillsAction) -> anyhow::Result<u8> {
     match action {
         SkillsAction::List => {
             if g.json {
-                let v: Vec<_> = crew.skills.iter().map(|s| json!({"name": s.name, "source_agent": crew.postit_owner(Kind::Skill, &s.name), "native": crew::agents::native(Kind::Skill, &s.name).is_some(), "description": s.description})).collect();
+                let v: Vec<_> = crew.skills.iter().map(|s| {
+                    let executor = crew.executor(Kind::Skill, &s.name);
+                    json!({"name": s.name, "source_agent": crew.postit_owner(Kind::Skill, &s.name), "executor": executor.as_str(), "native": executor != Executor::Model, "description": s.description})
+                }).collect();
                 out_json(&v)?;
             } else {
-                let mut s = String::from("SKILL           AGENT        NATIVE  PURPOSE\n");
+                let mut s = String::from("SKILL           AGENT        RUNS    PURPOSE\n");
                 for k in &crew.skills {
                     let purpose = crew
                         .registry
@@ -186,11 +189,7 @@ pub fn skills(g: &Global, action: SkillsAction) -> anyhow::Result<u8> {
                         "{:<15} {:<12} {:<7} {}\n",
                         k.name,
                         crew.postit_owner(Kind::Skill, &k.name),
-                        if crew::agents::native(Kind::Skill, &k.name).is_some() {
-                            "yes"
-                        } else {
-                            "model"
-                        },
+                        crew.executor(Kind::Skill, &k.name).as_str(),
                         purpose
                     ));
                 }

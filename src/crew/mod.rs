@@ -12,7 +12,7 @@ use include_dir::{Dir, include_dir};
 use serde::Serialize;
 
 pub use config::{CrewConfig, Folders};
-pub use definition::{Definition, ModelSpec};
+pub use definition::{Definition, Executor, ModelSpec};
 pub use registry::{Registry, Status};
 
 /// The eight core agents, in routing priority order (highest first).
@@ -26,6 +26,9 @@ pub const CORE_AGENTS: &[&str] = &[
     "connector",
     "librarian",
 ];
+
+/// The built-in crew, parsed once: installed crews borrow what their files leave out.
+static BUILTIN: std::sync::LazyLock<Crew> = std::sync::LazyLock::new(Crew::builtin);
 
 static BUILTIN_AGENTS: Dir = include_dir!("$CARGO_MANIFEST_DIR/agents");
 static BUILTIN_SKILLS: Dir = include_dir!("$CARGO_MANIFEST_DIR/skills");
@@ -420,6 +423,23 @@ impl Crew {
             .is_none_or(|r| r.status == Status::Active)
     }
 
+    /// Who does a route's work: what its definition declares, else the built-in crew's
+    /// declaration for the same role (filled in at load), else — a custom agent or skill that
+    /// says nothing — a model when it names one, native when it says `model: native`.
+    pub fn executor(&self, kind: Kind, name: &str) -> Executor {
+        let def = match kind {
+            Kind::Agent => self.agent(name),
+            Kind::Skill => self.skill(name),
+        };
+        match def {
+            Some(d) => d.executor.unwrap_or(match d.model {
+                ModelSpec::Native => Executor::Native,
+                _ => Executor::Model,
+            }),
+            None => Executor::Model,
+        }
+    }
+
     /// What a custom agent takes, from its registry row's `Input` column: the anchor's
     /// dispatcher matches messages against it when no skill or core agent fits.
     pub fn custom_input(&self, name: &str) -> Option<&str> {
@@ -602,19 +622,20 @@ impl Crew {
 /// installed anchor crew's files carry trigger phrases only, and without domain words the
 /// offline scorer cannot place a request phrased in the user's own words.
 fn borrow_vocabulary(agents: &mut [Definition], skills: &mut [Definition]) {
-    let builtin = Crew::builtin();
-    for def in agents.iter_mut() {
-        if def.vocabulary.is_empty()
-            && let Some(b) = builtin.agent(&def.name)
-        {
+    let builtin = &*BUILTIN;
+    let pairs = agents
+        .iter_mut()
+        .map(|d| (builtin.agent(&d.name), d))
+        .chain(skills.iter_mut().map(|d| (builtin.skill(&d.name), d)));
+    for (known, def) in pairs {
+        let Some(b) = known else { continue };
+        if def.vocabulary.is_empty() {
             def.vocabulary = b.vocabulary.clone();
         }
-    }
-    for def in skills.iter_mut() {
-        if def.vocabulary.is_empty()
-            && let Some(b) = builtin.skill(&def.name)
-        {
-            def.vocabulary = b.vocabulary.clone();
+        // the same role does the same kind of work: an anchor's `model: sonnet` names the
+        // model for its language work, not a reason to send filing to a model
+        if def.executor.is_none() {
+            def.executor = b.executor;
         }
     }
 }
