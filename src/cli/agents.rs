@@ -325,13 +325,26 @@ fn new_agent(g: &Global, name: &str, new: NewAgent, dry_run: bool) -> anyhow::Re
         if trig_yaml.is_empty() { "  []\n".to_string() } else { trig_yaml }
     )
     .replace("triggers:\n  []\n", "triggers: []\n");
+    let host = crew::crew::host::Host::of(&crew);
+    let text = match host {
+        Some(h) => h
+            .agent_file(name, &description, &triggers, &caps, &model)
+            .map_err(|e| anyhow::anyhow!(e))?,
+        None => text,
+    };
     let (mut gate, prefix) = definition_gate(g, &crew, dry_run)?;
     let row = AgentRow {
         name: name.to_string(),
         role: description.chars().take(80).collect(),
-        capabilities: caps.join(", "),
+        capabilities: match host {
+            Some(h) => h.tools(&caps).join(", "),
+            None => caps.join(", "),
+        },
         input: if triggers.is_empty() {
             format!("@{name}")
+        } else if host.is_some() {
+            // quoted, as the host's dispatcher matches them against the message
+            crew::crew::host::quoted_list(&triggers)
         } else {
             triggers.join(", ")
         },
@@ -347,16 +360,41 @@ fn new_agent(g: &Global, name: &str, new: NewAgent, dry_run: bool) -> anyhow::Re
         &reg_path,
         registry::insert_custom_row(&reg_text, &registry::render_agent_row(&row)).as_bytes(),
     )?;
+    // the agents directory gets the new agent's section, as the host's create-agent skill does
+    let dir_path = format!("{prefix}references/agents.md");
+    let directory = gate.read_text(&dir_path);
+    let wrote_directory = directory.is_some() || host.is_some();
+    if wrote_directory {
+        let section =
+            crew::crew::host::directory_section(name, &description, &triggers, &row.capabilities);
+        let base = directory.unwrap_or_else(|| crew::crew::host::EMPTY_DIRECTORY.to_string());
+        gate.write(
+            &dir_path,
+            crew::crew::host::insert_section(&base, &section).as_bytes(),
+        )?;
+    }
     // the vault's agent log, when there is one
     if g.json {
-        out_json(&json!({"created": file, "registry": reg_path, "dry_run": dry_run}))?;
+        out_json(
+            &json!({"created": file, "registry": reg_path, "directory": wrote_directory.then_some(&dir_path), "dry_run": dry_run}),
+        )?;
     } else if dry_run {
         out(&format!(
-            "Would create {file} and add its registry row to {reg_path}.\n{DRY_RUN_NOTE}"
+            "Would create {file} and add its registry row to {reg_path}{}.\n{DRY_RUN_NOTE}",
+            if wrote_directory {
+                format!(" and its section to {dir_path}")
+            } else {
+                String::new()
+            }
         ))?;
     } else {
         out(&format!(
-            "Created {file} and its registry row.\nIt answers to {}.\nEdit the file to write its instructions; `crew agents validate` checks it.",
+            "Created {file}, its registry row{}.\nIt answers to {}.\nEdit the file to write its instructions; `crew agents validate` checks it.",
+            if wrote_directory {
+                " and its section in the agents directory"
+            } else {
+                ""
+            },
             if triggers.is_empty() {
                 format!("@{name}")
             } else {

@@ -3,6 +3,7 @@
 pub mod config;
 pub mod definition;
 pub mod dispatcher;
+pub mod host;
 pub mod registry;
 pub mod root;
 
