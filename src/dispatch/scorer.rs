@@ -525,6 +525,32 @@ mod tests {
     }
 
     #[test]
+    fn japanese_is_split_by_the_crews_words() {
+        let crew = Crew::builtin();
+        let s = Scorer::new(&crew);
+        // no spaces: the known words are found inside the run, longest first
+        let (_, name, _, words) = s
+            .best(&normalize("来週の締め切りを全部一覧にして"))
+            .expect("a route");
+        assert_eq!(name, "deadline-radar", "{words:?}");
+        assert!(words.iter().any(|w| w == "締め切り"), "{words:?}");
+        assert!(s.best(&normalize("こんにちは")).is_none());
+    }
+
+    #[test]
+    fn a_question_is_not_a_capture() {
+        let crew = Crew::builtin();
+        let s = Scorer::new(&crew);
+        let msg = "what did I write about the plumber";
+        let plain = s.best(&normalize(msg)).map(|b| b.1);
+        let asked = s
+            .best_shaped(&normalize(msg), Shape::of(&format!("{msg}?")))
+            .map(|b| b.1);
+        assert_eq!(plain.as_deref(), Some("scribe"));
+        assert_eq!(asked.as_deref(), Some("seeker"));
+    }
+
+    #[test]
     fn picks_by_vocabulary() {
         let crew = Crew::builtin();
         let s = Scorer::new(&crew);
