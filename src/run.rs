@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::agents::{self, Ctx};
 use crate::crew::root::Access;
-use crate::crew::{Crew, Kind, ModelSpec};
+use crate::crew::{Crew, Executor as DeclaredExecutor, Kind, ModelSpec};
 use crate::dispatch::chain::{self, ChainReport, Executor, Step, StepOutput};
 use crate::dispatch::{Decider, Route, Router};
 use crate::gate::{Gate, Policy};
@@ -115,6 +115,10 @@ impl CrewExecutor<'_> {
         {
             return Some(m.clone());
         }
+        // a tier's model does only model and hybrid work: mechanical work stays native
+        if !self.crew.executor(step.kind, &step.name).uses_models() {
+            return None;
+        }
         let def = match step.kind {
             Kind::Agent => self.crew.agent(&step.name),
             Kind::Skill => self.crew.skill(&step.name),
@@ -178,6 +182,40 @@ impl CrewExecutor<'_> {
     }
 }
 
+impl CrewExecutor<'_> {
+    /// Runs a step on crew's own implementation, and writes its agent-log lines.
+    fn run_native(
+        &mut self,
+        native: agents::NativeFn,
+        step: &Step,
+        postit: Option<String>,
+        out: &mut StepOutput,
+    ) -> Result<agents::NativeOutput, String> {
+        let mut ctx = Ctx {
+            gate: &mut self.gate,
+            crew: self.crew,
+            config: &self.crew.config,
+            step,
+            postit,
+            now: self.now,
+            apply: self.opts.apply,
+            hold: &self.opts.hold,
+            log: Vec::new(),
+            fix_only: self.opts.fix_only.clone(),
+            data: None,
+        };
+        let result = native(&mut ctx).map_err(|e| e.to_string());
+        out.data = ctx.data.take();
+        let lines = std::mem::take(&mut ctx.log);
+        if let Err(e) =
+            agents::common::flush_log(&mut self.gate, &self.crew.config.folders.meta, &lines)
+        {
+            tracing::warn!("could not write the agent log: {e}");
+        }
+        result
+    }
+}
+
 impl Executor for CrewExecutor<'_> {
     fn writes(&self, kind: Kind, name: &str) -> bool {
         self.crew.writes(kind, name)
@@ -201,38 +239,74 @@ impl Executor for CrewExecutor<'_> {
             executor: "native".into(),
             ..StepOutput::default()
         };
-        let result = match (&model, agents::native(step.kind, &step.name)) {
-            (Some(m), _) => {
+        // `--model` is the user's explicit choice for this request: it runs as asked, and its
+        // failure is the answer; a tier's model is the crew's choice and never stops the work
+        let explicit = step.step == 1 && self.opts.model.is_some();
+        let native = agents::native(step.kind, &step.name).filter(|_| !explicit);
+        let hybrid = self.crew.executor(step.kind, &step.name) == DeclaredExecutor::Hybrid;
+        let result = match (&model, native) {
+            (Some(m), Some(native)) if hybrid => {
+                // crew's own pass first; the model only for what it left to the user
+                match self.run_native(native, step, previous.clone(), &mut out) {
+                    Ok(first) if first.attention => {
+                        let rest = Step {
+                            task: format!(
+                                "{}\n\nThe native pass already did this; handle only what it left:\n\n{}",
+                                step.task, first.text
+                            ),
+                            ..step.clone()
+                        };
+                        match self.run_model(&rest, m, Some(first.postit.clone()), &mut out) {
+                            Ok(second) => {
+                                out.executor = "model".into();
+                                out.model = Some(m.clone());
+                                Ok(agents::NativeOutput {
+                                    text: format!("{}\n\n{}", first.text, second.text),
+                                    ..second
+                                })
+                            }
+                            Err(e) => {
+                                let partial = std::mem::take(&mut out.output);
+                                Ok(agents::NativeOutput {
+                                    text: format!(
+                                        "{}\n\n**The model `{m}` could not take the rest ({e}); the native result above stands.**\n{partial}",
+                                        first.text
+                                    ),
+                                    ..first
+                                })
+                            }
+                        }
+                    }
+                    other => other,
+                }
+            }
+            (Some(m), native) => {
                 out.executor = "model".into();
                 out.model = Some(m.clone());
-                self.run_model(step, m, previous.clone(), &mut out)
-            }
-            (None, Some(native)) => {
-                let mut ctx = Ctx {
-                    gate: &mut self.gate,
-                    crew: self.crew,
-                    config: &self.crew.config,
-                    step,
-                    postit: previous.clone(),
-                    now: self.now,
-                    apply: self.opts.apply,
-                    hold: &self.opts.hold,
-                    log: Vec::new(),
-                    fix_only: self.opts.fix_only.clone(),
-                    data: None,
-                };
-                let result = native(&mut ctx).map_err(|e| e.to_string());
-                out.data = ctx.data.take();
-                let lines = std::mem::take(&mut ctx.log);
-                if let Err(e) = agents::common::flush_log(
-                    &mut self.gate,
-                    &self.crew.config.folders.meta,
-                    &lines,
-                ) {
-                    tracing::warn!("could not write the agent log: {e}");
+                match (self.run_model(step, m, previous.clone(), &mut out), native) {
+                    (Ok(done), _) => Ok(done),
+                    (Err(e), Some(native)) => {
+                        // a model that fails never stops the work: the native path runs, and
+                        // the answer says so
+                        tracing::warn!("{}: model {m} failed ({e}); running natively", step.name);
+                        let partial = std::mem::take(&mut out.output);
+                        out.executor = "native".into();
+                        out.model = None;
+                        let note = format!(
+                            "**The model `{m}` failed ({e}); {} ran natively instead.**\n\n",
+                            step.name
+                        );
+                        self.run_native(native, step, previous.clone(), &mut out)
+                            .map(|r| agents::NativeOutput {
+                                text: format!("{note}{partial}{}", r.text),
+                                attention: true,
+                                ..r
+                            })
+                    }
+                    (Err(e), None) => Err(e),
                 }
-                result
             }
+            (None, Some(native)) => self.run_native(native, step, previous.clone(), &mut out),
             (None, None) => Err(format!(
                 "{} has no native implementation and no model; set `model:` in its file or map its tier in .crew/config.yaml",
                 step.name

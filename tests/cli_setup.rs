@@ -319,7 +319,8 @@ fn anchor_installed_vault_works_unchanged() {
 
 #[test]
 fn doctor_reports_and_needs_no_key_by_default() {
-    let v = vault(&[("a.md", "")]);
+    // a vault laid out by `crew init`: every folder role has its folder
+    let v = common::sample_vault();
     crew(v.path())
         .arg("doctor")
         .assert()

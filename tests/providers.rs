@@ -456,6 +456,20 @@ fn doctor_probes_local_servers_and_checks_keys() {
         .port();
     let v = scratch();
     std::fs::create_dir_all(v.path().join(".crew")).expect("mkdir");
+    // every folder role has its folder, so only the providers decide doctor's verdict
+    for f in [
+        "01-Projects",
+        "02-Areas",
+        "03-Resources",
+        "04-Archive",
+        "05-People",
+        "06-Meetings",
+        "07-Daily",
+        "MOC",
+        "Templates",
+    ] {
+        std::fs::create_dir_all(v.path().join(f)).expect("mkdir");
+    }
     std::fs::write(
         v.path().join(".crew/config.yaml"),
         "models:\n  low: ollama/llama3.2\n  high: claude-opus-4-1\n",

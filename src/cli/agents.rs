@@ -9,7 +9,7 @@ use super::commands::load_crew;
 use super::{AgentsAction, Global, SkillsAction, out, out_json};
 use crew::crew::definition::{CAPABILITIES, Definition, ModelSpec, known_model_prefix, valid_name};
 use crew::crew::registry::{self, AgentRow, Status};
-use crew::crew::{Crew, CrewSource, Kind};
+use crew::crew::{Crew, CrewSource, Executor, Kind};
 use crew::gate::{Gate, Policy};
 use crew::state::journal::Journal;
 
@@ -47,11 +47,11 @@ fn show_def(d: &Definition, kind: Kind, crew: &Crew) -> String {
         ));
     }
     s.push_str(&format!(
-        "native: {}\n",
-        if crew::agents::native(kind, &d.name).is_some() {
-            "yes"
-        } else {
-            "no (needs a model)"
+        "executor: {}\n",
+        match crew.executor(kind, &d.name) {
+            Executor::Native => "native (no model needed)",
+            Executor::Hybrid => "hybrid (native, then the tier's model for what is left)",
+            Executor::Model => "model (needs one; without it, says what to configure)",
         }
     ));
     s.push_str(&format!(
@@ -101,7 +101,7 @@ pub fn agents(g: &Global, action: AgentsAction) -> anyhow::Result<u8> {
             if g.json {
                 let v: Vec<_> = rows
                     .iter()
-                    .map(|a| json!({"name": a.name, "core": Crew::is_core(&a.name), "status": row_status(&crew, &a.name), "model": a.model.label(), "capabilities": a.capabilities, "description": a.description}))
+                    .map(|a| json!({"name": a.name, "core": Crew::is_core(&a.name), "status": row_status(&crew, &a.name), "model": a.model.label(), "executor": crew.executor(Kind::Agent, &a.name).as_str(), "capabilities": a.capabilities, "description": a.description}))
                     .collect();
                 out_json(&v)?;
             } else {
@@ -171,10 +171,13 @@ pub fn skills(g: &Global, action: SkillsAction) -> anyhow::Result<u8> {
     match action {
         SkillsAction::List => {
             if g.json {
-                let v: Vec<_> = crew.skills.iter().map(|s| json!({"name": s.name, "source_agent": crew.postit_owner(Kind::Skill, &s.name), "native": crew::agents::native(Kind::Skill, &s.name).is_some(), "description": s.description})).collect();
+                let v: Vec<_> = crew.skills.iter().map(|s| {
+                    let executor = crew.executor(Kind::Skill, &s.name);
+                    json!({"name": s.name, "source_agent": crew.postit_owner(Kind::Skill, &s.name), "executor": executor.as_str(), "native": executor != Executor::Model, "description": s.description})
+                }).collect();
                 out_json(&v)?;
             } else {
-                let mut s = String::from("SKILL           AGENT        NATIVE  PURPOSE\n");
+                let mut s = String::from("SKILL           AGENT        RUNS    PURPOSE\n");
                 for k in &crew.skills {
                     let purpose = crew
                         .registry
@@ -186,11 +189,7 @@ pub fn skills(g: &Global, action: SkillsAction) -> anyhow::Result<u8> {
                         "{:<15} {:<12} {:<7} {}\n",
                         k.name,
                         crew.postit_owner(Kind::Skill, &k.name),
-                        if crew::agents::native(Kind::Skill, &k.name).is_some() {
-                            "yes"
-                        } else {
-                            "model"
-                        },
+                        crew.executor(Kind::Skill, &k.name).as_str(),
                         purpose
                     ));
                 }
@@ -326,13 +325,26 @@ fn new_agent(g: &Global, name: &str, new: NewAgent, dry_run: bool) -> anyhow::Re
         if trig_yaml.is_empty() { "  []\n".to_string() } else { trig_yaml }
     )
     .replace("triggers:\n  []\n", "triggers: []\n");
+    let host = crew::crew::host::Host::of(&crew);
+    let text = match host {
+        Some(h) => h
+            .agent_file(name, &description, &triggers, &caps, &model)
+            .map_err(|e| anyhow::anyhow!(e))?,
+        None => text,
+    };
     let (mut gate, prefix) = definition_gate(g, &crew, dry_run)?;
     let row = AgentRow {
         name: name.to_string(),
         role: description.chars().take(80).collect(),
-        capabilities: caps.join(", "),
+        capabilities: match host {
+            Some(h) => h.tools(&caps).join(", "),
+            None => caps.join(", "),
+        },
         input: if triggers.is_empty() {
             format!("@{name}")
+        } else if host.is_some() {
+            // quoted, as the host's dispatcher matches them against the message
+            crew::crew::host::quoted_list(&triggers)
         } else {
             triggers.join(", ")
         },
@@ -348,16 +360,41 @@ fn new_agent(g: &Global, name: &str, new: NewAgent, dry_run: bool) -> anyhow::Re
         &reg_path,
         registry::insert_custom_row(&reg_text, &registry::render_agent_row(&row)).as_bytes(),
     )?;
+    // the agents directory gets the new agent's section, as the host's create-agent skill does
+    let dir_path = format!("{prefix}references/agents.md");
+    let directory = gate.read_text(&dir_path);
+    let wrote_directory = directory.is_some() || host.is_some();
+    if wrote_directory {
+        let section =
+            crew::crew::host::directory_section(name, &description, &triggers, &row.capabilities);
+        let base = directory.unwrap_or_else(|| crew::crew::host::EMPTY_DIRECTORY.to_string());
+        gate.write(
+            &dir_path,
+            crew::crew::host::insert_section(&base, &section).as_bytes(),
+        )?;
+    }
     // the vault's agent log, when there is one
     if g.json {
-        out_json(&json!({"created": file, "registry": reg_path, "dry_run": dry_run}))?;
+        out_json(
+            &json!({"created": file, "registry": reg_path, "directory": wrote_directory.then_some(&dir_path), "dry_run": dry_run}),
+        )?;
     } else if dry_run {
         out(&format!(
-            "Would create {file} and add its registry row to {reg_path}.\n{DRY_RUN_NOTE}"
+            "Would create {file} and add its registry row to {reg_path}{}.\n{DRY_RUN_NOTE}",
+            if wrote_directory {
+                format!(" and its section to {dir_path}")
+            } else {
+                String::new()
+            }
         ))?;
     } else {
         out(&format!(
-            "Created {file} and its registry row.\nIt answers to {}.\nEdit the file to write its instructions; `crew agents validate` checks it.",
+            "Created {file}, its registry row{}.\nIt answers to {}.\nEdit the file to write its instructions; `crew agents validate` checks it.",
+            if wrote_directory {
+                " and its section in the agents directory"
+            } else {
+                ""
+            },
             if triggers.is_empty() {
                 format!("@{name}")
             } else {

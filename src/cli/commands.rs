@@ -6,7 +6,7 @@ use anyhow::bail;
 use serde_json::json;
 
 use super::{Failed, Global, ScheduleAction, StateAction, VaultAction, out, out_json, render};
-use crew::crew::{Crew, ModelSpec};
+use crew::crew::{Crew, Executor, Kind, ModelSpec};
 use crew::run::{self, Options};
 use crew::vault::Vault;
 use crew::vault::stats::VaultStats;
@@ -663,10 +663,13 @@ pub fn doctor(g: &Global) -> anyhow::Result<u8> {
             .as_deref()
             .unwrap_or("defaults (no config.yaml)")
     ));
-    let folders: Vec<String> = crew
-        .config
-        .folders
-        .roles()
+    let roles = crew.config.folders.roles();
+    let missing: Vec<String> = roles
+        .iter()
+        .filter(|(_, f)| !Path::new(&vault_path).join(f).is_dir())
+        .map(|(r, f)| format!("{r}={f}"))
+        .collect();
+    let folders: Vec<String> = roles
         .iter()
         .map(|(r, f)| {
             format!(
@@ -680,6 +683,17 @@ pub fn doctor(g: &Global) -> anyhow::Result<u8> {
         })
         .collect();
     lines.push(format!("folders     {}", folders.join(", ")));
+    if vault_ok && !missing.is_empty() {
+        // agents file into and report from these folders: without them filing stops at the
+        // inbox and reports have nowhere to go
+        problems += 1;
+        lines.push(format!(
+            "            {} folder role(s) have no folder ({}): create them, or map the roles to your own folders under `folders:` in {}",
+            missing.len(),
+            missing.join(", "),
+            crew.config_file.as_deref().unwrap_or(".crew/config.yaml")
+        ));
+    }
     for tier in ["low", "mid", "high"] {
         match crew.config.models.get(tier) {
             Some(id) => match crew::model::provider::check(id, &crew.config) {
@@ -713,18 +727,39 @@ pub fn doctor(g: &Global) -> anyhow::Result<u8> {
         }
     }
     let mut per_agent = Vec::new();
-    for d in crew.agents.iter().chain(&crew.skills) {
-        let exec = match &d.model {
-            ModelSpec::Native => "native".to_string(),
-            ModelSpec::Tier(t) => crew
-                .config
-                .models
-                .get(t)
-                .map_or_else(|| "native".to_string(), |m| format!("model {m}")),
-            ModelSpec::Id(id) => format!("model {id}"),
+    let mut needs_model = Vec::new();
+    let kinds = crew
+        .agents
+        .iter()
+        .map(|d| (Kind::Agent, d))
+        .chain(crew.skills.iter().map(|d| (Kind::Skill, d)));
+    for (kind, d) in kinds {
+        let model = match &d.model {
+            ModelSpec::Native => None,
+            ModelSpec::Tier(t) => crew.config.models.get(t).cloned(),
+            ModelSpec::Id(id) => Some(id.clone()),
+        };
+        let exec = match (crew.executor(kind, &d.name), model) {
+            (Executor::Native, _) | (Executor::Hybrid, None) => "native".to_string(),
+            (Executor::Hybrid, Some(m)) => format!("native, then model {m} for what is left"),
+            (Executor::Model, Some(m)) => format!("model {m} (native when it fails)"),
+            (Executor::Model, None) => {
+                needs_model.push(d.name.clone());
+                "needs a model (none mapped)".to_string()
+            }
         };
         per_agent.push(format!("{}: {exec}", d.name));
     }
+    let total = crew.agents.len() + crew.skills.len();
+    lines.push(format!(
+        "offline     {} of {total} agents and skills work without a model{}",
+        total - needs_model.len(),
+        if needs_model.is_empty() {
+            String::new()
+        } else {
+            format!("; these need one: {}", needs_model.join(", "))
+        }
+    ));
     lines.push(format!("executors   {}", per_agent.join(", ")));
     if g.json {
         out_json(&json!({"problems": problems, "lines": lines, "diagnostics": crew.diagnostics}))?;

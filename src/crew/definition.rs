@@ -39,6 +39,7 @@ const KNOWN_KEYS: &[&str] = &[
     "source-agent",
     "source_agent",
     "handoff",
+    "executor",
 ];
 
 /// Which model runs an agent, read from its `model` key.
@@ -73,6 +74,44 @@ impl ModelSpec {
             ModelSpec::Tier(t) => t.clone(),
             ModelSpec::Id(id) => id.clone(),
         }
+    }
+}
+
+/// What does an agent's or skill's work: crew's own code, a language model, or crew's code
+/// first and a model for what it leaves (`executor:` in the definition).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Executor {
+    /// Mechanical work: always crew's own code, whatever model its tier maps to.
+    Native,
+    /// Language work: the tier's model; without one (or when it fails) the native path, which
+    /// says what to configure.
+    Model,
+    /// Crew's own code, then the tier's model for what the native pass left to the user.
+    Hybrid,
+}
+
+impl Executor {
+    pub fn parse(raw: &str) -> Option<Executor> {
+        match raw.trim().to_ascii_lowercase().as_str() {
+            "native" => Some(Executor::Native),
+            "model" => Some(Executor::Model),
+            "hybrid" => Some(Executor::Hybrid),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Executor::Native => "native",
+            Executor::Model => "model",
+            Executor::Hybrid => "hybrid",
+        }
+    }
+
+    /// Whether a tier's model may do this work at all.
+    pub fn uses_models(self) -> bool {
+        self != Executor::Native
     }
 }
 
@@ -130,6 +169,8 @@ pub struct Definition {
     pub vocabulary: Vec<String>,
     pub capabilities: Vec<String>,
     pub model: ModelSpec,
+    /// The declared executor; `None` when the file does not say (see `Crew::executor`).
+    pub executor: Option<Executor>,
     pub generation: Generation,
     pub output_schema: Option<String>,
     pub mode: Option<String>,
@@ -299,6 +340,20 @@ pub fn parse(file: &str, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Defi
                 ),
             ));
     }
+    let executor = match get("executor").and_then(scalar_to_string) {
+        None => None,
+        Some(raw) => {
+            let parsed = Executor::parse(&raw);
+            if parsed.is_none() {
+                diags.push(Diagnostic::error(
+                    file,
+                    line_of_key(text, "executor"),
+                    &format!("executor `{raw}` is not one of: native, model, hybrid"),
+                ));
+            }
+            parsed
+        }
+    };
     let generation = match get("generation") {
         Some(Value::Mapping(g)) => {
             let num = |k: &str| g.get(k).and_then(|v| v.as_u64());
@@ -322,6 +377,7 @@ pub fn parse(file: &str, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Defi
         vocabulary: get("vocabulary").map(string_list).unwrap_or_default(),
         capabilities,
         model,
+        executor,
         generation,
         output_schema,
         mode: get("mode").and_then(scalar_to_string),
@@ -391,6 +447,25 @@ mod tests {
         assert!(parse("c.md", "---\n\tname: x\n---\n", &mut d).is_none());
         assert_eq!(d.len(), 3);
         assert_eq!(d[2].line, 2);
+    }
+
+    #[test]
+    fn executor_key() {
+        let mut d = Vec::new();
+        let def = parse("a.md", "---\nname: a\nexecutor: Hybrid\n---\n", &mut d).expect("a");
+        assert_eq!(def.executor, Some(Executor::Hybrid));
+        assert!(d.is_empty(), "{d:?}");
+        let def = parse(
+            "b.md",
+            "---\nname: b\nmodel: mid\nexecutor: robot\n---\n",
+            &mut d,
+        )
+        .expect("b");
+        assert_eq!(def.executor, None);
+        assert!(
+            d.iter().any(|x| x.line == 4 && x.message.contains("robot")),
+            "{d:?}"
+        );
     }
 
     #[test]

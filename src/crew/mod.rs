@@ -2,6 +2,8 @@
 
 pub mod config;
 pub mod definition;
+pub mod dispatcher;
+pub mod host;
 pub mod registry;
 pub mod root;
 
@@ -11,7 +13,7 @@ use include_dir::{Dir, include_dir};
 use serde::Serialize;
 
 pub use config::{CrewConfig, Folders};
-pub use definition::{Definition, ModelSpec};
+pub use definition::{Definition, Executor, ModelSpec};
 pub use registry::{Registry, Status};
 
 /// The eight core agents, in routing priority order (highest first).
@@ -25,6 +27,9 @@ pub const CORE_AGENTS: &[&str] = &[
     "connector",
     "librarian",
 ];
+
+/// The built-in crew, parsed once: installed crews borrow what their files leave out.
+static BUILTIN: std::sync::LazyLock<Crew> = std::sync::LazyLock::new(Crew::builtin);
 
 static BUILTIN_AGENTS: Dir = include_dir!("$CARGO_MANIFEST_DIR/agents");
 static BUILTIN_SKILLS: Dir = include_dir!("$CARGO_MANIFEST_DIR/skills");
@@ -111,6 +116,8 @@ pub struct Crew {
     pub source: CrewSource,
     /// Where the config came from, if a file.
     pub config_file: Option<String>,
+    /// The host's dispatcher file whose trigger lines were merged in, if one was found.
+    pub dispatcher_file: Option<String>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -119,6 +126,7 @@ struct CrewFiles {
     agents: Vec<(String, String)>,
     skills: Vec<(String, String)>,
     registry: Option<(String, String)>,
+    dispatcher: Option<(String, String)>,
 }
 
 fn read_dir_files(dir: &Path, label: &str) -> CrewFiles {
@@ -160,10 +168,15 @@ fn read_dir_files(dir: &Path, label: &str) -> CrewFiles {
     }
     let reg_path = dir.join("references").join("agents-registry.md");
     let registry = read(&reg_path).map(|t| (reg_path.to_string_lossy().into_owned(), t));
+    let dispatcher = dispatcher::candidates(dir)
+        .into_iter()
+        .filter(|p| p.is_file())
+        .find_map(|p| read(&p).map(|t| (p.to_string_lossy().into_owned(), t)));
     CrewFiles {
         agents,
         skills,
         registry,
+        dispatcher,
     }
 }
 
@@ -188,6 +201,7 @@ fn builtin_files() -> CrewFiles {
         agents,
         skills,
         registry,
+        dispatcher: None,
     }
 }
 
@@ -304,12 +318,12 @@ impl Crew {
 
     fn from_files(files: CrewFiles, source: CrewSource, config: Option<(String, String)>) -> Crew {
         let mut diags = Vec::new();
-        let agents: Vec<Definition> = files
+        let mut agents: Vec<Definition> = files
             .agents
             .iter()
             .filter_map(|(f, t)| definition::parse(f, t, &mut diags))
             .collect();
-        let skills: Vec<Definition> = files
+        let mut skills: Vec<Definition> = files
             .skills
             .iter()
             .filter_map(|(f, t)| definition::parse(f, t, &mut diags))
@@ -318,6 +332,14 @@ impl Crew {
             Some((f, t)) => registry::parse(f, t, &mut diags),
             None => Registry::default(),
         };
+        let dispatcher_file = files.dispatcher.as_ref().map(|(f, t)| {
+            let triggers = dispatcher::parse(f, t);
+            merge_dispatcher(&triggers, &mut agents, &mut skills, &mut diags);
+            f.clone()
+        });
+        if source != CrewSource::Builtin {
+            borrow_vocabulary(&mut agents, &mut skills);
+        }
         let (config_file, config) = match &config {
             Some((f, t)) => (Some(f.clone()), CrewConfig::parse(f, t, &mut diags)),
             None => (None, CrewConfig::default()),
@@ -329,6 +351,7 @@ impl Crew {
             config,
             source,
             config_file,
+            dispatcher_file,
             diagnostics: diags,
         };
         crew.validate();
@@ -399,6 +422,34 @@ impl Crew {
             .iter()
             .find(|r| r.name == name)
             .is_none_or(|r| r.status == Status::Active)
+    }
+
+    /// Who does a route's work: what its definition declares, else the built-in crew's
+    /// declaration for the same role (filled in at load), else — a custom agent or skill that
+    /// says nothing — a model when it names one, native when it says `model: native`.
+    pub fn executor(&self, kind: Kind, name: &str) -> Executor {
+        let def = match kind {
+            Kind::Agent => self.agent(name),
+            Kind::Skill => self.skill(name),
+        };
+        match def {
+            Some(d) => d.executor.unwrap_or(match d.model {
+                ModelSpec::Native => Executor::Native,
+                _ => Executor::Model,
+            }),
+            None => Executor::Model,
+        }
+    }
+
+    /// What a custom agent takes, from its registry row's `Input` column: the anchor's
+    /// dispatcher matches messages against it when no skill or core agent fits.
+    pub fn custom_input(&self, name: &str) -> Option<&str> {
+        self.registry
+            .agents
+            .iter()
+            .find(|r| r.name == name && r.custom && !Crew::is_core(name))
+            .map(|r| r.input.as_str())
+            .filter(|i| !i.trim().is_empty())
     }
 
     /// Routing rank of an agent: core agents by priority, custom agents after all of them.
@@ -564,6 +615,57 @@ impl Crew {
         match &self.source {
             CrewSource::Dir(d) => Some(d),
             CrewSource::Builtin => None,
+        }
+    }
+}
+
+/// Gives an agent or skill that declares no vocabulary the built-in one of the same name: an
+/// installed anchor crew's files carry trigger phrases only, and without domain words the
+/// offline scorer cannot place a request phrased in the user's own words.
+fn borrow_vocabulary(agents: &mut [Definition], skills: &mut [Definition]) {
+    let builtin = &*BUILTIN;
+    let pairs = agents
+        .iter_mut()
+        .map(|d| (builtin.agent(&d.name), d))
+        .chain(skills.iter_mut().map(|d| (builtin.skill(&d.name), d)));
+    for (known, def) in pairs {
+        let Some(b) = known else { continue };
+        if def.vocabulary.is_empty() {
+            def.vocabulary = b.vocabulary.clone();
+        }
+        // the same role does the same kind of work: an anchor's `model: sonnet` names the
+        // model for its language work, not a reason to send filing to a model
+        if def.executor.is_none() {
+            def.executor = b.executor;
+        }
+    }
+}
+
+/// Adds the dispatcher's trigger phrases to the agents and skills they name (once each). A name
+/// the crew does not define is reported as a warning: the host would ignore it too.
+fn merge_dispatcher(
+    triggers: &dispatcher::DispatcherTriggers,
+    agents: &mut [Definition],
+    skills: &mut [Definition],
+    diags: &mut Vec<Diagnostic>,
+) {
+    for (name, phrases, line) in &triggers.entries {
+        let Some(def) = agents
+            .iter_mut()
+            .chain(skills.iter_mut())
+            .find(|d| &d.name == name)
+        else {
+            diags.push(Diagnostic::warning(
+                &triggers.file,
+                *line,
+                &format!("the dispatcher gives trigger phrases to `{name}`, which is no agent or skill of this crew; they are ignored"),
+            ));
+            continue;
+        };
+        for p in phrases {
+            if !def.triggers.iter().any(|t| t.eq_ignore_ascii_case(p)) {
+                def.triggers.push(p.clone());
+            }
         }
     }
 }

@@ -2,6 +2,7 @@
 //! Pure logic — no disk, no network — so every rule is testable offline.
 
 pub mod chain;
+pub mod intent;
 pub mod normalize;
 pub mod request;
 pub mod route;

@@ -144,6 +144,11 @@ impl Router {
         for a in &crew.agents {
             if crew.agent_active(&a.name) {
                 add(Kind::Agent, &a.name, &a.triggers, Crew::priority(&a.name));
+                // phrases quoted in a custom agent's registry `Input` cell are its triggers too
+                if let Some(input) = crew.custom_input(&a.name) {
+                    let quoted = crate::crew::definition::quoted_phrases(input);
+                    add(Kind::Agent, &a.name, &quoted, Crew::priority(&a.name));
+                }
             }
         }
         let normalized: Vec<String> = patterns.iter().map(|p| normalize(&p.trigger)).collect();
@@ -264,7 +269,8 @@ impl Router {
             return resolve_classifier_answer(crew, answer, self.default.as_ref());
         }
         // 6. offline scorer, then the default route
-        if let Some((kind, name, score, words)) = self.scorer.best(&normalized) {
+        let shape = super::scorer::Shape::of(trimmed);
+        if let Some((kind, name, score, words)) = self.scorer.best_shaped(&normalized, shape) {
             return Route::new(
                 kind,
                 &name,

@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::normalize::{normalize, words};
+use super::normalize::{is_unspaced_script, normalize, words};
 use crate::crew::{Crew, Kind};
 
 /// Words that say nothing about the route, in the languages the crew speaks.
@@ -220,6 +220,30 @@ const STOPWORDS: &[&str] = &[
     "want",
     "need",
     "should",
+    // verbs of having and there-being, and other function words that open any request
+    "hay",
+    "tengo",
+    "tienes",
+    "tenho",
+    "habe",
+    "hast",
+    "gibt",
+    "welche",
+    "welcher",
+    "quali",
+    "quale",
+    "quels",
+    "quelles",
+    "une",
+    "dass",
+    "nicht",
+    "ein",
+    "einen",
+    "einem",
+    "moi",
+    "dir",
+    "ai",
+    "vous",
 ];
 
 /// Weights of where a word was found: the agent's vocabulary (its domain words) and name,
@@ -233,6 +257,45 @@ const INFLECTED: f64 = 0.7;
 const PHRASE: f64 = 3.0;
 /// Minimum score for the scorer to decide at all.
 const THRESHOLD: f64 = 1.2;
+/// A question leans to the agent that answers from the vault…
+const QUESTION_BONUS: f64 = 0.8;
+/// …and more when it asks where something is.
+const WHERE_BONUS: f64 = 1.5;
+/// …and away from the one that captures new text: its verbs in a question ("what did I
+/// write") are about notes already written.
+const CAPTURE_IN_QUESTION: f64 = 0.4;
+/// The agent that answers questions from the vault, and the one that captures.
+const ANSWERING_AGENT: &str = "seeker";
+/// Routes that make something new from the user's words: a question never asks for them.
+const CREATING_ROUTES: &[&str] = &["scribe", "create-agent"];
+
+/// Too short to say anything: one- and two-letter words of spaced scripts. In scripts written
+/// without spaces a two-character word (メモ, 予約) is a whole word.
+fn too_short(word: &str) -> bool {
+    let n = word.chars().count();
+    if word.chars().any(is_unspaced_script) {
+        n < 2
+    } else {
+        n < 3
+    }
+}
+
+/// What the message's form says, apart from its words.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Shape {
+    pub question: bool,
+    /// A question asking where something is.
+    pub locating: bool,
+}
+
+impl Shape {
+    pub fn of(message: &str) -> Shape {
+        Shape {
+            question: super::intent::is_question(message),
+            locating: super::intent::asks_where(message),
+        }
+    }
+}
 
 struct RouteBag {
     kind: Kind,
@@ -244,6 +307,9 @@ struct RouteBag {
 pub struct Scorer {
     routes: Vec<RouteBag>,
     stop: HashSet<&'static str>,
+    /// Every known word written in a script without spaces, longest first: a message in such a
+    /// script is split by finding these inside it.
+    unspaced: Vec<String>,
 }
 
 fn common_prefix(a: &str, b: &str) -> usize {
@@ -272,7 +338,7 @@ impl Scorer {
         let mut routes = Vec::new();
         let put = |text: &str, w: f64, words: &mut HashMap<String, f64>| {
             for word in super::normalize::words(&normalize(text)) {
-                if stop.contains(word) || word.chars().count() < 3 {
+                if stop.contains(word) || too_short(word) {
                     continue;
                 }
                 let e = words.entry(word.to_string()).or_insert(0.0);
@@ -314,7 +380,25 @@ impl Scorer {
                 add(Kind::Agent, a);
             }
         }
-        Scorer { routes, stop }
+        // a custom agent's registry `Input` cell says what it takes: its domain words
+        for bag in routes.iter_mut().filter(|b| b.kind == Kind::Agent) {
+            if let Some(input) = crew.custom_input(&bag.name) {
+                put(input, VOCABULARY, &mut bag.words);
+            }
+        }
+        let mut unspaced: Vec<String> = routes
+            .iter()
+            .flat_map(|r| r.words.keys())
+            .filter(|w| w.chars().any(is_unspaced_script))
+            .cloned()
+            .collect();
+        unspaced.sort_by(|a, b| b.chars().count().cmp(&a.chars().count()).then(a.cmp(b)));
+        unspaced.dedup();
+        Scorer {
+            routes,
+            stop,
+            unspaced,
+        }
     }
 
     /// The weight of a message word in a route: its own weight when the route knows the exact
@@ -332,12 +416,36 @@ impl Scorer {
 
     /// The best route for a normalized message: (kind, name, score, the words that counted).
     pub fn best(&self, normalized: &str) -> Option<(Kind, String, f64, Vec<String>)> {
+        self.best_shaped(normalized, Shape::default())
+    }
+
+    /// [`Scorer::best`] knowing the message's shape (see [`super::intent`]).
+    pub fn best_shaped(
+        &self,
+        normalized: &str,
+        shape: Shape,
+    ) -> Option<(Kind, String, f64, Vec<String>)> {
+        let question = shape.question;
         let mut msg_words: Vec<&str> = Vec::new();
         for w in words(normalized) {
-            if self.stop.contains(w) || w.chars().count() < 3 || msg_words.contains(&w) {
+            if w.chars().any(is_unspaced_script) {
+                continue;
+            }
+            if self.stop.contains(w) || too_short(w) || msg_words.contains(&w) {
                 continue;
             }
             msg_words.push(w);
+        }
+        // unspaced runs: every known word found inside, longest first, each stretch of text
+        // used once (so 締め切り is not also counted as 切り)
+        if normalized.chars().any(is_unspaced_script) {
+            let mut rest = normalized.to_string();
+            for w in &self.unspaced {
+                if rest.contains(w.as_str()) {
+                    rest = rest.replace(w.as_str(), " ");
+                    msg_words.push(w);
+                }
+            }
         }
         let padded = format!(" {normalized} ");
         let n = self.routes.len().max(1) as f64;
@@ -346,14 +454,16 @@ impl Scorer {
             .iter()
             .map(|r| msg_words.iter().map(|w| Self::weight_in(r, w)).collect())
             .collect();
-        // how many routes know each word: rare words decide, common ones barely count
+        // how many routes know each word: rare words decide, common ones barely count. A route
+        // counts by how strongly it knows the word, so a word that is one route's vocabulary
+        // and only passes through other routes' descriptions still decides.
         let idf: Vec<f64> = (0..msg_words.len())
             .map(|i| {
-                let df = weights.iter().filter(|ws| ws[i] > 0.0).count();
-                if df == 0 {
+                let df: f64 = weights.iter().map(|ws| ws[i]).sum();
+                if df <= 0.0 {
                     0.0
                 } else {
-                    (1.0 + n / df as f64).ln()
+                    (1.0 + n / df.max(1.0)).ln()
                 }
             })
             .collect();
@@ -371,6 +481,17 @@ impl Scorer {
                 if padded.contains(&format!(" {p} ")) {
                     score += PHRASE;
                     hit.push(format!("\"{p}\""));
+                }
+            }
+            if question {
+                if CREATING_ROUTES.contains(&r.name.as_str()) {
+                    score *= CAPTURE_IN_QUESTION;
+                } else if r.kind == Kind::Agent && r.name == ANSWERING_AGENT {
+                    score += QUESTION_BONUS;
+                    hit.push("(a question)".into());
+                    if shape.locating {
+                        score += WHERE_BONUS;
+                    }
                 }
             }
             let better = match &best {
@@ -401,6 +522,32 @@ mod tests {
         assert!(!same_word("tag", "tax"));
         assert!(!same_word("search", "season"));
         assert!(!same_word("impots", "important"));
+    }
+
+    #[test]
+    fn japanese_is_split_by_the_crews_words() {
+        let crew = Crew::builtin();
+        let s = Scorer::new(&crew);
+        // no spaces: the known words are found inside the run, longest first
+        let (_, name, _, words) = s
+            .best(&normalize("来週の締め切りを全部一覧にして"))
+            .expect("a route");
+        assert_eq!(name, "deadline-radar", "{words:?}");
+        assert!(words.iter().any(|w| w == "締め切り"), "{words:?}");
+        assert!(s.best(&normalize("こんにちは")).is_none());
+    }
+
+    #[test]
+    fn a_question_is_not_a_capture() {
+        let crew = Crew::builtin();
+        let s = Scorer::new(&crew);
+        let msg = "what did I write about the plumber";
+        let plain = s.best(&normalize(msg)).map(|b| b.1);
+        let asked = s
+            .best_shaped(&normalize(msg), Shape::of(&format!("{msg}?")))
+            .map(|b| b.1);
+        assert_eq!(plain.as_deref(), Some("scribe"));
+        assert_eq!(asked.as_deref(), Some("seeker"));
     }
 
     #[test]
