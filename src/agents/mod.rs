@@ -11,6 +11,7 @@ pub mod fixes;
 pub mod librarian;
 pub mod modelonly;
 pub mod planner;
+pub mod postman;
 pub mod scribe;
 pub mod seeker;
 pub mod sorter;

@@ -2,6 +2,7 @@
 
 pub mod config;
 pub mod definition;
+pub mod mailcal;
 pub mod registry;
 pub mod root;
 
