@@ -92,11 +92,10 @@ pub fn native(kind: Kind, name: &str) -> Option<NativeFn> {
         (Kind::Skill, "manage-agent") => architect::manage_agent,
         (Kind::Skill, "deadline-radar") => planner::deadline_radar,
         (Kind::Skill, "weekly-agenda") => planner::weekly_agenda,
+        (Kind::Agent, "postman") | (Kind::Skill, "email-triage") => postman::run,
+        (Kind::Skill, "meeting-prep") => postman::prep::meeting_prep,
         (Kind::Agent, "transcriber")
-        | (Kind::Agent, "postman")
         | (Kind::Skill, "transcribe")
-        | (Kind::Skill, "email-triage")
-        | (Kind::Skill, "meeting-prep")
         | (Kind::Skill, "contact-sync")
         | (Kind::Skill, "create-agent") => modelonly::run,
         _ => return None,

@@ -455,13 +455,13 @@ fn expand(
                 return Ok(res
                     .dates
                     .into_iter()
-                    .filter_map(|d| {
+                    .map(|d| {
                         let local = d.with_timezone(&zone);
                         let key = match raw.start {
                             Stamp::Date(_) => local.date_naive().format("%Y%m%d").to_string(),
                             _ => local.naive_utc().format("%Y%m%dT%H%M%SZ").to_string(),
                         };
-                        Some((key, local))
+                        (key, local)
                     })
                     .collect());
             }

@@ -104,6 +104,19 @@ impl Mail {
                 .unwrap_or_default(),
             subject: msg
                 .subject()
+                .map(|s| {
+                    if s.contains('\u{fffd}') {
+                        let charset = msg
+                            .content_type()
+                            .and_then(|c| c.attribute("charset"))
+                            .unwrap_or("windows-1252");
+                        raw_header(bytes, "subject")
+                            .and_then(|raw| decode_8bit(&raw, charset))
+                            .unwrap_or_else(|| s.to_string())
+                    } else {
+                        s.to_string()
+                    }
+                })
                 .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
                 .filter(|s| !s.is_empty())
                 .unwrap_or_else(|| "(no subject)".into()),
@@ -133,6 +146,46 @@ impl Mail {
         let sent = self.date.map(|d| d.date())?;
         find_deadline(&self.subject, sent).or_else(|| find_deadline(&fresh_text(&self.text), sent))
     }
+}
+
+/// A header's raw bytes (continuation lines joined), for headers sent as 8-bit text that is
+/// not UTF-8, which the parser can only show with replacement characters.
+fn raw_header(bytes: &[u8], name: &str) -> Option<Vec<u8>> {
+    let end = bytes
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .or_else(|| bytes.windows(2).position(|w| w == b"\n\n"))
+        .unwrap_or(bytes.len());
+    let mut value: Option<Vec<u8>> = None;
+    for line in bytes[..end].split(|b| *b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        match &mut value {
+            Some(v) if line.first().is_some_and(|b| *b == b' ' || *b == b'\t') => {
+                v.push(b' ');
+                v.extend_from_slice(line.trim_ascii());
+            }
+            Some(_) => break,
+            None => {
+                if line.len() > name.len()
+                    && line[..name.len()].eq_ignore_ascii_case(name.as_bytes())
+                    && line[name.len()] == b':'
+                {
+                    value = Some(line[name.len() + 1..].trim_ascii().to_vec());
+                }
+            }
+        }
+    }
+    value
+}
+
+/// 8-bit header bytes in the message's charset (Latin-1's superset when it names none).
+fn decode_8bit(raw: &[u8], charset: &str) -> Option<String> {
+    if let Ok(s) = std::str::from_utf8(raw) {
+        return Some(s.to_string());
+    }
+    let decode = mail_parser::decoders::charsets::map::charset_decoder(charset.as_bytes())
+        .or_else(|| mail_parser::decoders::charsets::map::charset_decoder(b"windows-1252"))?;
+    Some(decode(raw))
 }
 
 /// A deadline found in a message, with the words that named it.
