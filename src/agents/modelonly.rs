@@ -1,4 +1,5 @@
-//! Agents and skills whose work is language (transcripts, contacts, the create-agent interview): without a model they explain exactly what to configure.
+//! Agents and skills whose work is language (transcripts, contacts, the create-agent
+//! interview): without a model they explain exactly what to configure.
 
 use super::{Ctx, NativeOutput};
 use crate::crew::{Kind, ModelSpec};

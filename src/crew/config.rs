@@ -228,6 +228,7 @@ impl CrewConfig {
                         &format!("classifier: unknown model `{id}`"),
                     ));
                 }
+                super::mailcal::check(&mut c, file, text, diags);
                 for o in &c.route_overrides {
                     if let Err(e) = regex::Regex::new(&o.pattern) {
                         diags.push(Diagnostic::error(
@@ -252,7 +253,7 @@ impl CrewConfig {
     }
 }
 
-fn line_of(text: &str, needle: &str) -> usize {
+pub(super) fn line_of(text: &str, needle: &str) -> usize {
     text.lines()
         .position(|l| l.contains(needle))
         .map_or(1, |i| i + 1)

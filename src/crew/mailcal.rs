@@ -81,6 +81,43 @@ pub fn resolve_path(vault: &Path, raw: &str) -> PathBuf {
     if p.is_absolute() { p } else { vault.join(p) }
 }
 
+/// Config mistakes in `mail:` and `calendar:`, as diagnostics naming the line; a bad zone
+/// falls back to the system's.
+pub fn check(
+    c: &mut super::CrewConfig,
+    file: &str,
+    text: &str,
+    diags: &mut Vec<super::Diagnostic>,
+) {
+    let line = |needle: &str| super::config::line_of(text, needle);
+    if let Some(tz) = c.calendar.timezone.clone()
+        && tz.trim().parse::<chrono_tz::Tz>().is_err()
+    {
+        diags.push(super::Diagnostic::error(
+            file,
+            line("timezone"),
+            &format!("calendar.timezone `{tz}` is not an IANA zone name (e.g. Europe/Rome); using the system's zone"),
+        ));
+        c.calendar.timezone = None;
+    }
+    if let Some(i) = &c.mail.imap {
+        if i.password_env.is_none() && i.password_cmd.is_none() {
+            diags.push(super::Diagnostic::error(
+                file,
+                line("imap"),
+                "mail.imap needs password_env (an environment variable) or password_cmd (a command printing the password)",
+            ));
+        }
+        if i.host.trim().is_empty() || i.user.trim().is_empty() {
+            diags.push(super::Diagnostic::error(
+                file,
+                line("imap"),
+                "mail.imap needs a host and a user",
+            ));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,5 +139,23 @@ mod tests {
             ca_file: None,
         };
         assert!(!format!("{c:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn config_mistakes_are_named() {
+        let mut d = Vec::new();
+        let c = super::super::CrewConfig::parse(
+            "c.yaml",
+            "calendar:\n  ics: [a.ics]\n  timezone: Mars/Olympus\nmail:\n  imap:\n    host: h\n    user: u\n",
+            &mut d,
+        );
+        assert_eq!(c.calendar.ics, vec!["a.ics".to_string()]);
+        assert_eq!(c.calendar.timezone, None);
+        assert_eq!(d.len(), 2, "{d:?}");
+        assert_eq!(d[0].line, 3);
+        assert!(d[1].message.contains("password_cmd"));
+        let mut d = Vec::new();
+        super::super::CrewConfig::parse("c.yaml", "mail:\n  maildir: ~/Mail\n  pop3: x\n", &mut d);
+        assert_eq!(d.len(), 1, "unknown keys are refused: {d:?}");
     }
 }
