@@ -31,6 +31,19 @@ fn ask_env(v: &Path, message: &str, env: &[(&str, &str)]) -> (String, String, i3
         "crew failed ({code}): {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // a password handed in through the environment never comes back out
+    for (k, val) in env {
+        if k.contains("PASSWORD") {
+            assert!(
+                !String::from_utf8_lossy(&out.stdout).contains(val),
+                "stdout holds {k}"
+            );
+            assert!(
+                !String::from_utf8_lossy(&out.stderr).contains(val),
+                "stderr holds {k}"
+            );
+        }
+    }
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     (
         j["route"]["name"].as_str().unwrap_or("").to_string(),
@@ -521,4 +534,154 @@ fn credentials_never_reach_output_logs_or_the_journal() {
             );
         }
     }
+}
+
+/// The Dovecot `.ci/run` starts (`.ci/dovecot`): address, user, password, CA file, and the
+/// test user's Maildir on the server's side (the tests deliver into it).
+struct Dovecot {
+    host: String,
+    port: String,
+    user: String,
+    password: String,
+    ca: String,
+    maildir: PathBuf,
+}
+
+fn dovecot() -> Option<Dovecot> {
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    match (
+        var("CREW_IMAP_TEST"),
+        var("CREW_IMAP_USER"),
+        var("CREW_IMAP_PASSWORD"),
+        var("CREW_IMAP_CA"),
+        var("CREW_IMAP_MAILDIR"),
+    ) {
+        (Some(addr), Some(user), Some(password), Some(ca), Some(md)) => {
+            let (host, port) = addr.rsplit_once(':')?;
+            Some(Dovecot {
+                host: host.into(),
+                port: port.into(),
+                user,
+                password,
+                ca,
+                maildir: md.into(),
+            })
+        }
+        _ => {
+            common::skipped(
+                "CREW_IMAP_TEST and friends are not set (.ci/run starts Dovecot and sets them)",
+            );
+            None
+        }
+    }
+}
+
+fn imap_config(s: &Dovecot) -> String {
+    format!(
+        "mail:\n  imap:\n    host: {}\n    port: {}\n    user: {}\n    password_env: CREW_TEST_IMAP_PASSWORD\n    ca_file: {}\n",
+        s.host, s.port, s.user, s.ca
+    )
+}
+
+/// Every file of the folder holds no `needle`.
+fn nowhere(root: &Path, needle: &str) {
+    for e in walkdir::WalkDir::new(root).into_iter().flatten() {
+        if e.file_type().is_file() {
+            let bytes = std::fs::read(e.path()).expect("read");
+            assert!(
+                !String::from_utf8_lossy(&bytes).contains(needle),
+                "{} holds the password",
+                e.path().display()
+            );
+        }
+    }
+}
+
+#[test]
+fn imap_reads_a_real_dovecot_read_only_and_keeps_the_password_out() {
+    let Some(s) = dovecot() else { return };
+    // the server outlives one test run: this run's messages carry their own tag
+    let tag = format!(
+        "{}{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("clock")
+            .subsec_nanos()
+    );
+    let put = |name: &str, text: String| {
+        let tmp = s.maildir.join("tmp").join(format!("{name}.{tag}"));
+        std::fs::write(&tmp, text).expect("deliver");
+        std::fs::rename(
+            &tmp,
+            s.maildir.join("new").join(format!("{name}.{tag}.crew")),
+        )
+        .expect("deliver");
+    };
+    put(
+        "1",
+        format!(
+            "From: Ana Lima <ana@example.org>\r\nSubject: Imap budget {tag}\r\nDate: {}\r\nMessage-ID: <imap-{tag}@example.org>\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nPlease review by Friday =E2=80=94 thanks.\r\n",
+            rfc_date(0)
+        ),
+    );
+    put(
+        "2",
+        format!(
+            "From: News <n@list.example>\r\nSubject: Imap digest {tag}\r\nDate: {}\r\nList-Id: <digest.list.example>\r\n\r\nnews\r\n",
+            rfc_date(0)
+        ),
+    );
+    let v = people_vault(&[]);
+    with_config(&v, &imap_config(&s));
+    let env = [
+        ("CREW_TEST_IMAP_PASSWORD", s.password.as_str()),
+        ("CREW_LOG", "trace"),
+    ];
+    let (route, out, _) = ask_env(v.path(), "check my email", &env);
+    assert_eq!(route, "email-triage");
+    assert!(out.contains(&format!("Imap budget {tag}")), "{out}");
+    assert!(out.contains("[[Ana Lima]]"), "{out}");
+    let pos = |x: &str| out.find(x).unwrap_or_else(|| panic!("{x} missing: {out}"));
+    assert!(pos(&format!("Imap digest {tag}")) > pos("### Newsletters and automated mail"));
+    // read only: no message of this run got the \Seen flag (a `S` after `:2,`)
+    for e in std::fs::read_dir(s.maildir.join("cur"))
+        .expect("cur")
+        .flatten()
+    {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.contains(&tag) {
+            let flags = name.rsplit(":2,").next().unwrap_or("");
+            assert!(!flags.contains('S'), "{name} was marked seen");
+        }
+    }
+    // the UID mark: nothing new the second time, then only the late message
+    let (_, out, _) = ask_env(v.path(), "check my email", &env);
+    assert!(out.contains("0 new since"), "{out}");
+    put(
+        "3",
+        format!(
+            "From: Bo Chen <bo@elsewhere.example>\r\nSubject: Imap late {tag}\r\nDate: {}\r\n\r\nhi\r\n",
+            rfc_date(0)
+        ),
+    );
+    let (_, out, _) = ask_env(v.path(), "check my email", &env);
+    assert!(
+        out.contains("1 new since") && out.contains(&format!("Imap late {tag}")),
+        "{out}"
+    );
+    let (_, out, _) = ask_env(v.path(), "save email 1", &env);
+    assert!(out.contains(&format!("Saved **Imap late {tag}**")), "{out}");
+    assert_eq!(notes_with(v.path(), "source: imap").len(), 1);
+    // a wrong password is refused and not repeated back
+    let wrong = "Wr0ng-pa55-for-crew";
+    let (_, out, _) = ask_env(
+        v.path(),
+        "check my email",
+        &[("CREW_TEST_IMAP_PASSWORD", wrong)],
+    );
+    assert!(out.contains("refused the login of crew"), "{out}");
+    assert!(!out.contains(wrong));
+    nowhere(v.path(), &s.password);
+    nowhere(v.path(), wrong);
 }
