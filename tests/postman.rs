@@ -120,7 +120,7 @@ fn fill(md: &Path) {
     );
     deliver(md, "1002.news.host", news.as_bytes());
     let due = format!(
-        "From: Clerk <clerk@city.example>\r\nSubject: Permit renewal\r\nDate: {}\r\nMessage-ID: <p1@city.example>\r\n\r\nPlease send the signed form by tomorrow.\r\n",
+        "From: Clerk <clerk@city.example>\r\nSubject: Permit renewal\r\nDate: {}\r\nMessage-ID: <p1@city.example>\r\n\r\nPlease send the signed form by tomorrow. <% tp.file.title %>\r\n",
         rfc_date(0)
     );
     deliver(md, "1003.due.host", due.as_bytes());
@@ -290,6 +290,13 @@ fn without_a_source_the_postman_says_what_to_configure() {
     assert!(out.contains("No mail source is configured") && out.contains("maildir:"));
     let (_, out, _) = ask(v.path(), "import events");
     assert!(out.contains("No calendar is configured"), "{out}");
+    // a path that is no Maildir is named, with what to do
+    with_config(&v, "mail:\n  maildir: no-such-folder\n");
+    let (_, out, _) = ask(v.path(), "check my email");
+    assert!(
+        out.contains("no-such-folder is not a Maildir") && out.contains("set mail.maildir"),
+        "{out}"
+    );
 }
 
 fn ics_stamp(d: NaiveDate, h: u32) -> String {

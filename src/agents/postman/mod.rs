@@ -207,6 +207,7 @@ pub fn check_mail(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         None => format!("## Mail — {} message(s) (first check)\n", listed.len()),
     };
     let mut keys = Vec::new();
+    let mut data = Vec::new();
     let mut n = 0;
     for (g, title) in GROUPS.iter().enumerate() {
         let members: Vec<&Listed> = listed.iter().filter(|l| group_of(l) == g).collect();
@@ -217,6 +218,13 @@ pub fn check_mail(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         for l in members {
             n += 1;
             keys.push(format!("{n}={}", l.mail.key));
+            data.push(serde_json::json!({
+                "number": n, "group": title, "key": l.mail.key, "subject": l.mail.subject,
+                "from": l.mail.sender(), "person": l.person,
+                "date": l.mail.date.map(|d| d.format("%Y-%m-%dT%H:%M:%S").to_string()),
+                "deadline": l.deadline.as_ref().map(|d| d.date.to_string()),
+                "attachments": l.mail.attachments,
+            }));
             out.push_str(&line_of(n, l));
             out.push('\n');
         }
@@ -258,6 +266,9 @@ pub fn check_mail(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
                 .as_ref()
                 .is_some_and(|d| (d.date - today).num_days() <= 2)
     });
+    ctx.data = Some(serde_json::json!({
+        "messages": data, "more": fetched.more, "skipped": fetched.problems,
+    }));
     postit.set(source.mark_key(), fetched.mark.clone());
     postit.set("listing", keys.join(" "));
     postit.set(
@@ -365,7 +376,7 @@ pub fn save_email(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             }
         },
         (None, true, _) | (None, false, true) => source.fetch(&listed_keys),
-        (None, false, false) => source.recent(500),
+        (None, false, false) => source.recent(200),
     }
     .unwrap_or_else(|e| (Vec::new(), vec![e]));
     let dir = Directory::load(ctx.gate.vault(), &ctx.config.folders);
