@@ -692,3 +692,14 @@ fn imap_reads_a_real_dovecot_read_only_and_keeps_the_password_out() {
     nowhere(v.path(), &s.password);
     nowhere(v.path(), wrong);
 }
+
+#[test]
+fn a_reply_draft_needs_a_model_and_nothing_is_sent() {
+    let v = people_vault(&[]);
+    let (route, out, _) = ask(v.path(), "draft reply to Ana");
+    assert_eq!(route, "postman");
+    assert!(
+        out.contains("runs only with a language model") && out.contains("never sent"),
+        "{out}"
+    );
+}

@@ -9,7 +9,7 @@ use chrono_tz::Tz;
 use icalendar::parser::{Component, Property};
 
 /// Occurrences of one series kept per window (a rule firing every minute stays bounded).
-const MAX_OCCURRENCES: u16 = 1_000;
+const MAX_OCCURRENCES: u16 = 5_000;
 
 /// Someone taking part in an event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -525,9 +525,9 @@ pub fn parse_file(
             }
             continue;
         }
-        // a moved occurrence may have left the window or come into it: expand a little wider
-        let wide_from = from_t - chrono::Duration::days(366);
-        let wide_to = to_t + chrono::Duration::days(366);
+        // a moved occurrence may have come into the window from a month around it
+        let wide_from = from_t - chrono::Duration::days(31);
+        let wide_to = to_t + chrono::Duration::days(31);
         let dates = match expand(r, zone, wide_from, wide_to) {
             Ok(d) => d,
             Err(e) => {

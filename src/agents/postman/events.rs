@@ -39,6 +39,18 @@ pub fn events_between(ctx: &Ctx, from: NaiveDate, to: NaiveDate) -> Option<calen
     Some(loaded)
 }
 
+/// The run's clock in the calendar's zone (which may differ from the system's).
+pub fn now_in_zone(ctx: &Ctx) -> chrono::NaiveDateTime {
+    use chrono::TimeZone as _;
+    match calendar::user_zone(ctx.config.calendar.timezone.as_deref()) {
+        Ok(zone) => chrono::Local
+            .from_local_datetime(&ctx.now)
+            .earliest()
+            .map_or(ctx.now, |t| t.with_timezone(&zone).naive_local()),
+        Err(_) => ctx.now,
+    }
+}
+
 /// `(UID, occurrence)` of every note made from a calendar event, with its path.
 pub fn imported(vault: &Vault) -> BTreeMap<(String, Option<String>), String> {
     vault

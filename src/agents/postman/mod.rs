@@ -69,6 +69,25 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     ]) {
         return prep::meeting_prep(ctx);
     }
+    if ctx.asks(&[
+        "draft",
+        "drafts",
+        "bozza",
+        "brouillon",
+        "borrador",
+        "antwortentwurf",
+        "rascunho",
+    ]) {
+        // writing a reply is language work; crew never sends mail in any case
+        return Ok(NativeOutput {
+            text: format!(
+                "{}\nWithout a model the postman lists, saves and imports; drafts are shown to you and never sent.\n",
+                super::modelonly::needs_model_message(ctx)
+            ),
+            postit: ctx.postit.clone().unwrap_or_default(),
+            attention: true,
+        });
+    }
     if ctx.asks(&calendar_words) {
         return events::calendar(ctx);
     }

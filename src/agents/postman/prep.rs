@@ -73,7 +73,8 @@ fn words_of(s: &str) -> Vec<String> {
 }
 
 pub fn meeting_prep(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
-    let today = ctx.now.date();
+    let now = super::events::now_in_zone(ctx);
+    let today = now.date();
     let horizon = today + Duration::days(PREP_DAYS_AHEAD);
     let loaded = events_between(ctx, today, horizon);
     let vault = ctx.gate.vault();
@@ -81,11 +82,7 @@ pub fn meeting_prep(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let mut candidates: Vec<Upcoming> = Vec::new();
     let imported = super::events::imported(vault);
     if let Some(l) = &loaded {
-        for e in l
-            .events
-            .iter()
-            .filter(|e| !e.cancelled && e.start >= ctx.now)
-        {
+        for e in l.events.iter().filter(|e| !e.cancelled && e.start >= now) {
             candidates.push(from_event(
                 e,
                 imported.get(&(e.uid.clone(), e.occurrence.clone())),
