@@ -307,7 +307,12 @@ pub fn check_mail(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     })
 }
 
-static NUMBER: LazyLock<Regex> =
+/// "email 3", "message #3", "number 3", "#3": the number of the last listing.
+static INDEX: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:\b(?:e-?mails?|mails?|messages?|number|no\.?|n\.|nr\.?|numero|nummer)\s*#?|#)\s*(\d{1,3})\b")
+        .expect("static regex")
+});
+static BARE_NUMBER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b(\d{1,3})\b").expect("static regex"));
 
 /// Words of a request that say what to do rather than which message.
@@ -355,10 +360,27 @@ const COMMAND_WORDS: &[&str] = &[
 fn naming_words(message: &str) -> Vec<String> {
     crate::dispatch::normalize::normalize(message)
         .split_whitespace()
-        .filter(|w| w.chars().count() > 2 && !COMMAND_WORDS.contains(w))
-        .filter(|w| !w.chars().all(|c| c.is_ascii_digit()))
+        .filter(|w| {
+            (w.chars().count() > 2 || w.chars().all(|c| c.is_ascii_digit()))
+                && !COMMAND_WORDS.contains(w)
+        })
         .map(str::to_string)
         .collect()
+}
+
+/// The listing number a request names; a bare number counts only when no other word could
+/// name the message ("save 3", but not "save the invoice 123").
+fn listing_index(message: &str, words: &[String]) -> Option<usize> {
+    INDEX
+        .captures(message)
+        .or_else(|| {
+            words
+                .iter()
+                .all(|w| w.chars().all(|c| c.is_ascii_digit()))
+                .then(|| BARE_NUMBER.captures(message))
+                .flatten()
+        })
+        .and_then(|c| c[1].parse().ok())
 }
 
 /// "save email 2", "save the email about the invoice", "save important emails".
@@ -371,10 +393,12 @@ pub fn save_email(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let listing = postit.listing();
     let message = ctx.step.message.clone();
     let important = ctx.asks(&["important", "importanti", "vip", "importants", "wichtige"]);
-    let number = NUMBER
-        .captures(&message)
-        .and_then(|c| c[1].parse::<usize>().ok());
     let words = naming_words(&message);
+    let number = listing_index(&message, &words);
+    let words: Vec<String> = match number {
+        Some(n) => words.into_iter().filter(|w| *w != n.to_string()).collect(),
+        None => words,
+    };
     let fail = |text: String, postit: &PostIt| NativeOutput {
         text,
         postit: postit.render(),
@@ -603,4 +627,25 @@ fn save_one(ctx: &mut Ctx, dir: &Directory, m: &Mail, source: &str) -> Result<Sa
         &format!("saved email \"{}\" as {p}", m.subject),
     )?;
     Ok(Saved::New(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index(m: &str) -> Option<usize> {
+        listing_index(m, &naming_words(m))
+    }
+
+    #[test]
+    fn which_number_is_a_listing_index() {
+        assert_eq!(index("save email 3"), Some(3));
+        assert_eq!(index("save this email #12"), Some(12));
+        assert_eq!(index("save 4"), Some(4));
+        assert_eq!(index("save the email about invoice 123"), None);
+        assert_eq!(
+            naming_words("save the email about invoice 123"),
+            vec!["invoice", "123"]
+        );
+    }
 }
