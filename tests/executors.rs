@@ -68,9 +68,9 @@ fn mechanical_work_stays_native_with_models_mapped_and_the_server_down() {
 #[test]
 fn a_failing_model_falls_back_to_the_native_path_and_says_so() {
     let (v, port) = vault_with_dead_models();
-    let r = ask(v.path(), port, "check my email");
+    let r = ask(v.path(), port, "@contact-sync");
     let step = &r["chain"][0];
-    assert_eq!(step["agent"], "email-triage");
+    assert_eq!(step["agent"], "contact-sync");
     assert_eq!(step["executor"], "native", "{step}");
     let out = step["output"].as_str().expect("output");
     assert!(
@@ -137,7 +137,8 @@ fn an_anchor_crew_keeps_filing_native_although_its_files_name_sonnet() {
             .map(|s| s["executor"].clone())
     };
     assert_eq!(of("vault-audit"), Some("native".into()));
-    assert_eq!(of("email-triage"), Some("model".into()));
+    assert_eq!(of("email-triage"), Some("hybrid".into()));
+    assert_eq!(of("contact-sync"), Some("model".into()));
 }
 
 #[test]
@@ -146,7 +147,7 @@ fn skills_list_tells_what_needs_a_model() {
     let list = json_of(crew(v.path()).args(["skills", "list", "--json"]));
     let list = list.as_array().expect("array");
     let get = |n: &str| list.iter().find(|s| s["name"] == n).expect(n).clone();
-    for n in ["email-triage", "transcribe", "create-agent", "meeting-prep"] {
+    for n in ["transcribe", "create-agent", "contact-sync"] {
         assert_eq!(get(n)["executor"], "model", "{n}");
         assert_eq!(get(n)["native"], false, "{n}");
     }
@@ -160,11 +161,14 @@ fn skills_list_tells_what_needs_a_model() {
         assert_eq!(get(n)["native"], true, "{n}");
     }
     assert_eq!(get("inbox-triage")["executor"], "hybrid");
+    // the postman's mail and calendar work runs without a model
+    assert_eq!(get("email-triage")["executor"], "hybrid");
+    assert_eq!(get("meeting-prep")["executor"], "native");
     crew(v.path())
         .args(["skills", "list"])
         .assert()
         .success()
-        .stdout(predicate::str::is_match(r"(?m)^email-triage\s+postman\s+model ").expect("regex"));
+        .stdout(predicate::str::is_match(r"(?m)^contact-sync\s+postman\s+model ").expect("regex"));
 }
 
 #[test]
@@ -172,8 +176,9 @@ fn doctor_says_what_runs_offline_and_flags_missing_folder_roles() {
     let v = sample_vault();
     crew(v.path()).arg("doctor").assert().success().stdout(
         predicate::str::contains("All good.")
-            .and(predicate::str::contains("these need one: postman"))
-            .and(predicate::str::contains("email-triage: needs a model"))
+            .and(predicate::str::contains("these need one: transcriber"))
+            .and(predicate::str::contains("contact-sync: needs a model"))
+            .and(predicate::str::contains("email-triage: native"))
             .and(predicate::str::contains("inbox-triage: native")),
     );
     // a vault without the folders its roles name: not "All good", exit 1, and what to do

@@ -12,6 +12,7 @@ pub mod librarian;
 pub mod moc;
 pub mod modelonly;
 pub mod planner;
+pub mod postman;
 pub mod scribe;
 pub mod seeker;
 pub mod sorter;
@@ -92,11 +93,10 @@ pub fn native(kind: Kind, name: &str) -> Option<NativeFn> {
         (Kind::Skill, "manage-agent") => architect::manage_agent,
         (Kind::Skill, "deadline-radar") => planner::deadline_radar,
         (Kind::Skill, "weekly-agenda") => planner::weekly_agenda,
+        (Kind::Agent, "postman") | (Kind::Skill, "email-triage") => postman::run,
+        (Kind::Skill, "meeting-prep") => postman::prep::meeting_prep,
         (Kind::Agent, "transcriber")
-        | (Kind::Agent, "postman")
         | (Kind::Skill, "transcribe")
-        | (Kind::Skill, "email-triage")
-        | (Kind::Skill, "meeting-prep")
         | (Kind::Skill, "contact-sync")
         | (Kind::Skill, "create-agent") => modelonly::run,
         _ => return None,

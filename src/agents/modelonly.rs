@@ -1,4 +1,4 @@
-//! Agents and skills whose work is language (transcripts, mail, meeting briefs, the create-agent
+//! Agents and skills whose work is language (transcripts, contacts, the create-agent
 //! interview): without a model they explain exactly what to configure.
 
 use super::{Ctx, NativeOutput};
@@ -19,12 +19,6 @@ pub fn needs_model_message(ctx: &Ctx) -> String {
     let why = match step.name.as_str() {
         "transcriber" | "transcribe" => {
             "turning a transcript into decisions and action items is language work"
-        }
-        "postman" | "email-triage" => {
-            "reading and classifying mail is language work, and it needs a mail connection"
-        }
-        "meeting-prep" => {
-            "a meeting brief is written from mail, calendar and notes by a language model"
         }
         "contact-sync" => "syncing contacts needs a model and a contacts connection",
         "create-agent" => {

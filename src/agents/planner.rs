@@ -88,8 +88,15 @@ pub fn buckets(items: &[Dated], today: NaiveDate) -> [Vec<&Dated>; 4] {
 }
 
 pub fn deadline_radar(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
-    let items = collect(ctx);
+    let mut items = collect(ctx);
     let today = ctx.now.date();
+    let (events, calendar_problems) = super::postman::events::calendar_deadlines(
+        ctx,
+        today - Duration::days(30),
+        today + Duration::days(30),
+    );
+    items.extend(events);
+    items.sort();
     let b = buckets(&items, today);
     let titles = [
         "Overdue",
@@ -106,19 +113,23 @@ pub fn deadline_radar(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         }
         out.push_str("| Deadline | Source | Details |\n|---|---|---|\n");
         for d in &b[i] {
+            let source = if d.note.is_empty() {
+                d.source.clone()
+            } else {
+                format!("[[{}]] ({})", d.note, d.source)
+            };
             out.push_str(&format!(
-                "| {} | [[{}]] ({}) | {} |\n",
+                "| {} | {source} | {} |\n",
                 d.date,
-                d.note,
-                d.source,
                 d.what.replace('|', "\\|")
             ));
         }
         out.push('\n');
     }
-    out.push_str(
-        "Mail and calendar deadlines need the postman with a model and a mail connection.\n",
-    );
+    // saved emails carry a `deadline` key, so they are already among the notes
+    for p in &calendar_problems {
+        out.push_str(&format!("- skipped: {p}\n"));
+    }
     if ctx.asks(&["save", "note", "salva", "sauvegarde", "guarda", "speichern"]) {
         let path = format!(
             "{}/{} — Deadline Radar.md",
@@ -165,6 +176,7 @@ pub fn weekly_agenda(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         })
         .filter(|(d, _)| *d >= monday && *d <= sunday)
         .collect();
+    let (events, calendar_problems) = super::postman::events::week_events(ctx, monday, sunday);
     let mut out = format!("## Week of {monday} to {sunday}\n\n");
     let overdue = items.iter().filter(|d| d.date < monday).count();
     let mut busiest = (0, monday);
@@ -172,9 +184,17 @@ pub fn weekly_agenda(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         let day = monday + Duration::days(i);
         let due: Vec<&Dated> = items.iter().filter(|d| d.date == day).collect();
         let meets: Vec<&(NaiveDate, String)> = meetings.iter().filter(|m| m.0 == day).collect();
+        let day_events: Vec<_> = events.iter().filter(|e| e.date() == day).collect();
         out.push_str(&format!("### {}\n", day.format("%A %Y-%m-%d")));
-        if due.is_empty() && meets.is_empty() {
+        if due.is_empty() && meets.is_empty() && day_events.is_empty() {
             out.push_str("- no commitments\n");
+        }
+        for e in &day_events {
+            out.push_str(&format!(
+                "- {} {} (calendar)\n",
+                e.time_range(),
+                super::postman::md_inline(&e.summary)
+            ));
         }
         for m in &meets {
             out.push_str(&format!("- meeting: [[{}]]\n", m.1));
@@ -182,8 +202,9 @@ pub fn weekly_agenda(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         for d in &due {
             out.push_str(&format!("- due: {} ([[{}]])\n", d.what, d.note));
         }
-        if due.len() + meets.len() > busiest.0 {
-            busiest = (due.len() + meets.len(), day);
+        let load = due.len() + meets.len() + day_events.len();
+        if load > busiest.0 {
+            busiest = (load, day);
         }
         out.push('\n');
     }
@@ -191,6 +212,9 @@ pub fn weekly_agenda(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         out.push_str(&format!(
             "{overdue} item(s) are overdue from before this week: say \"deadline radar\".\n"
         ));
+    }
+    for p in &calendar_problems {
+        out.push_str(&format!("- skipped: {p}\n"));
     }
     if busiest.0 >= 4 {
         out.push_str(&format!(

@@ -739,14 +739,16 @@ pub fn doctor(g: &Global) -> anyhow::Result<u8> {
             ModelSpec::Tier(t) => crew.config.models.get(t).cloned(),
             ModelSpec::Id(id) => Some(id.clone()),
         };
-        let exec = match (crew.executor(kind, &d.name), model) {
+        let executor = crew.executor(kind, &d.name);
+        if executor == Executor::Model {
+            // offline means without any model: a mapped model is still a model
+            needs_model.push(d.name.clone());
+        }
+        let exec = match (executor, model) {
             (Executor::Native, _) | (Executor::Hybrid, None) => "native".to_string(),
             (Executor::Hybrid, Some(m)) => format!("native, then model {m} for what is left"),
             (Executor::Model, Some(m)) => format!("model {m} (native when it fails)"),
-            (Executor::Model, None) => {
-                needs_model.push(d.name.clone());
-                "needs a model (none mapped)".to_string()
-            }
+            (Executor::Model, None) => "needs a model (none mapped)".to_string(),
         };
         per_agent.push(format!("{}: {exec}", d.name));
     }

@@ -141,6 +141,10 @@ pub struct CrewConfig {
     /// The vault had its own layout before crew came (`crew init --adopt` writes `true`):
     /// crew adds no folders, indexes or MOCs to it unless the user asks for structure.
     pub adopted: bool,
+    /// The postman's mail source (read only).
+    pub mail: super::mailcal::MailConfig,
+    /// The postman's calendar files.
+    pub calendar: super::mailcal::CalendarConfig,
 }
 
 impl Default for CrewConfig {
@@ -158,6 +162,8 @@ impl Default for CrewConfig {
             model_timeout_secs: 120,
             max_tool_calls: 20,
             adopted: false,
+            mail: Default::default(),
+            calendar: Default::default(),
         }
     }
 }
@@ -222,6 +228,7 @@ impl CrewConfig {
                         &format!("classifier: unknown model `{id}`"),
                     ));
                 }
+                super::mailcal::check(&mut c, file, text, diags);
                 for o in &c.route_overrides {
                     if let Err(e) = regex::Regex::new(&o.pattern) {
                         diags.push(Diagnostic::error(
@@ -246,7 +253,7 @@ impl CrewConfig {
     }
 }
 
-fn line_of(text: &str, needle: &str) -> usize {
+pub(super) fn line_of(text: &str, needle: &str) -> usize {
     text.lines()
         .position(|l| l.contains(needle))
         .map_or(1, |i| i + 1)

@@ -4,6 +4,7 @@ pub mod config;
 pub mod definition;
 pub mod dispatcher;
 pub mod host;
+pub mod mailcal;
 pub mod registry;
 pub mod root;
 

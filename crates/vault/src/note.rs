@@ -210,7 +210,7 @@ impl Note {
     }
 
     /// A frontmatter value by key (exact key first, then case-insensitive).
-    pub(crate) fn property(&self, key: &str) -> Option<&Value> {
+    pub fn property(&self, key: &str) -> Option<&Value> {
         property_in(self.properties()?, key)
     }
 

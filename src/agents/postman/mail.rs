@@ -1,0 +1,417 @@
+//! One message as the postman sees it: sender, subject, date, text, whether it is bulk mail,
+//! and the deadline it names. Parsed with `mail-parser` (MIME, transfer and charset encodings).
+
+use std::sync::LazyLock;
+
+use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime, Weekday};
+use mail_parser::MimeHeaders;
+use regex::Regex;
+
+/// A parsed message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mail {
+    /// Stable identity across runs: `maildir:UNIQUE` or `imap:UIDVALIDITY:UID`.
+    pub key: String,
+    /// Where it came from, for messages about it (a file path, or the IMAP mailbox and UID).
+    pub origin: String,
+    pub from_name: Option<String>,
+    pub from_email: Option<String>,
+    pub to: Vec<String>,
+    pub subject: String,
+    /// When it was sent, in local time.
+    pub date: Option<NaiveDateTime>,
+    pub message_id: Option<String>,
+    /// The text body (an HTML-only message is converted to text).
+    pub text: String,
+    pub attachments: Vec<String>,
+    /// A newsletter, mailing list or automated message.
+    pub bulk: bool,
+}
+
+/// Why a message could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{origin}: {reason}")]
+pub struct BadMessage {
+    pub origin: String,
+    pub reason: String,
+}
+
+/// The longest body text kept (the rest of a very long message is cut, and says so).
+const MAX_TEXT: usize = 50_000;
+
+impl Mail {
+    /// Parses raw RFC 5322 bytes. A file with no header a message must have is refused.
+    pub fn parse(bytes: &[u8], key: &str, origin: &str) -> Result<Mail, BadMessage> {
+        let bad = |reason: &str| BadMessage {
+            origin: origin.to_string(),
+            reason: reason.to_string(),
+        };
+        if bytes.is_empty() {
+            return Err(bad("the file is empty"));
+        }
+        let msg = mail_parser::MessageParser::default()
+            .parse(bytes)
+            .ok_or_else(|| bad("not a mail message"))?;
+        let from = msg.from().and_then(|a| a.first());
+        if from.is_none() && msg.date().is_none() && msg.message_id().is_none() {
+            return Err(bad(
+                "not a mail message (no From, Date or Message-ID header)",
+            ));
+        }
+        let date = msg.date().and_then(|d| {
+            chrono::DateTime::from_timestamp(d.to_timestamp(), 0)
+                .map(|t| t.with_timezone(&chrono::Local).naive_local())
+        });
+        let mut text = msg
+            .body_text(0)
+            .map(|t| t.replace("\r\n", "\n"))
+            .unwrap_or_default();
+        if text.len() > MAX_TEXT {
+            let mut cut = MAX_TEXT;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text.truncate(cut);
+            text.push_str("\n[… cut by crew]");
+        }
+        let header = |name: &str| msg.header_raw(name).map(|v| v.trim().to_lowercase());
+        let bulk = header("List-Unsubscribe").is_some()
+            || header("List-Id").is_some()
+            || header("Precedence").is_some_and(|p| matches!(p.as_str(), "bulk" | "list" | "junk"))
+            || header("Auto-Submitted").is_some_and(|a| a != "no");
+        Ok(Mail {
+            key: key.to_string(),
+            origin: origin.to_string(),
+            from_name: from
+                .and_then(|a| a.name())
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty()),
+            from_email: from
+                .and_then(|a| a.address())
+                .map(|s| s.trim().to_lowercase()),
+            to: msg
+                .to()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| {
+                            x.address().map(|e| match x.name() {
+                                Some(n) => format!("{n} <{e}>"),
+                                None => e.to_string(),
+                            })
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            subject: msg
+                .subject()
+                .map(|s| {
+                    if s.contains('\u{fffd}') {
+                        let charset = msg
+                            .content_type()
+                            .and_then(|c| c.attribute("charset"))
+                            .unwrap_or("windows-1252");
+                        raw_header(bytes, "subject")
+                            .and_then(|raw| decode_8bit(&raw, charset))
+                            .unwrap_or_else(|| s.to_string())
+                    } else {
+                        s.to_string()
+                    }
+                })
+                .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "(no subject)".into()),
+            date,
+            message_id: msg.message_id().map(str::to_string),
+            text,
+            attachments: msg
+                .attachments()
+                .map(|a| a.attachment_name().unwrap_or("(unnamed)").to_string())
+                .collect(),
+            bulk,
+        })
+    }
+
+    /// The sender as shown: `Name <address>`, or whichever of the two there is.
+    pub fn sender(&self) -> String {
+        match (&self.from_name, &self.from_email) {
+            (Some(n), Some(e)) => format!("{n} <{e}>"),
+            (Some(n), None) => n.clone(),
+            (None, Some(e)) => e.clone(),
+            (None, None) => "(unknown sender)".into(),
+        }
+    }
+
+    /// The deadline the subject or the new part of the body names (not the quoted history).
+    pub fn deadline(&self) -> Option<Deadline> {
+        let sent = self.date.map(|d| d.date())?;
+        find_deadline(&self.subject, sent).or_else(|| find_deadline(&fresh_text(&self.text), sent))
+    }
+}
+
+/// A header's raw bytes (continuation lines joined), for headers sent as 8-bit text that is
+/// not UTF-8, which the parser can only show with replacement characters.
+fn raw_header(bytes: &[u8], name: &str) -> Option<Vec<u8>> {
+    let end = bytes
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .or_else(|| bytes.windows(2).position(|w| w == b"\n\n"))
+        .unwrap_or(bytes.len());
+    let mut value: Option<Vec<u8>> = None;
+    for line in bytes[..end].split(|b| *b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        match &mut value {
+            Some(v) if line.first().is_some_and(|b| *b == b' ' || *b == b'\t') => {
+                v.push(b' ');
+                v.extend_from_slice(line.trim_ascii());
+            }
+            Some(_) => break,
+            None => {
+                if line.len() > name.len()
+                    && line[..name.len()].eq_ignore_ascii_case(name.as_bytes())
+                    && line[name.len()] == b':'
+                {
+                    value = Some(line[name.len() + 1..].trim_ascii().to_vec());
+                }
+            }
+        }
+    }
+    value
+}
+
+/// 8-bit header bytes in the message's charset (Latin-1's superset when it names none).
+fn decode_8bit(raw: &[u8], charset: &str) -> Option<String> {
+    if let Ok(s) = std::str::from_utf8(raw) {
+        return Some(s.to_string());
+    }
+    let decode = mail_parser::decoders::charsets::map::charset_decoder(charset.as_bytes())
+        .or_else(|| mail_parser::decoders::charsets::map::charset_decoder(b"windows-1252"))?;
+    Some(decode(raw))
+}
+
+/// A deadline found in a message, with the words that named it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Deadline {
+    pub date: NaiveDate,
+    pub words: String,
+}
+
+/// The part of a body the sender wrote: quoted lines and the history under "On … wrote:" or
+/// a forwarded-message marker are left out, so an old date is not taken for a deadline.
+fn fresh_text(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines().take(400) {
+        let t = line.trim_start();
+        if t.starts_with('>') {
+            continue;
+        }
+        let lower = t.to_lowercase();
+        if (lower.starts_with("on ") && lower.trim_end().ends_with("wrote:"))
+            || lower.starts_with("-----original message")
+            || lower.starts_with("---------- forwarded message")
+        {
+            break;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+const MONTHS: &str = "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?";
+const WEEKDAYS: &str = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?|fri|sat|sun";
+const LEAD: &str = r"by|due(?:\s+(?:on|by))?|before|until|till|no later than|deadline(?:\s+is)?:?";
+
+static ISO: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b(\d{4})-(\d{2})-(\d{2})\b").expect("static regex"));
+static DAY_MONTH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({MONTHS})\.?(?:,?\s+(\d{{4}}))?\b"
+    ))
+    .expect("static regex")
+});
+static MONTH_DAY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)\b({MONTHS})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}}))?"
+    ))
+    .expect("static regex")
+});
+static RELATIVE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)\b(?:{LEAD})\s+(?:(?:this|next|the)\s+)?({WEEKDAYS}|tomorrow|today|tonight|eod|eow|end of (?:the )?(?:day|week))\b"
+    ))
+    .expect("static regex")
+});
+
+fn month_number(word: &str) -> Option<u32> {
+    let w = word.to_lowercase();
+    let names = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    names
+        .iter()
+        .position(|m| w.starts_with(m))
+        .map(|i| i as u32 + 1)
+}
+
+fn weekday_of(word: &str) -> Option<Weekday> {
+    let w = word.to_lowercase();
+    let days = [
+        ("mon", Weekday::Mon),
+        ("tue", Weekday::Tue),
+        ("wed", Weekday::Wed),
+        ("thu", Weekday::Thu),
+        ("fri", Weekday::Fri),
+        ("sat", Weekday::Sat),
+        ("sun", Weekday::Sun),
+    ];
+    days.iter().find(|(p, _)| w.starts_with(p)).map(|(_, d)| *d)
+}
+
+/// A date without a year is the next such day on or after the message was sent (a message
+/// of late December asking for "January 5" means the coming January).
+fn with_year(month: u32, day: u32, year: Option<i32>, sent: NaiveDate) -> Option<NaiveDate> {
+    match year {
+        Some(y) => NaiveDate::from_ymd_opt(y, month, day),
+        None => {
+            let this = NaiveDate::from_ymd_opt(sent.year(), month, day)?;
+            if this >= sent {
+                Some(this)
+            } else {
+                NaiveDate::from_ymd_opt(sent.year() + 1, month, day)
+            }
+        }
+    }
+}
+
+/// The earliest date at or after `sent` that `text` names: ISO and written-out dates, and
+/// relative ones after a deadline word ("by Friday", "due tomorrow", "by end of week").
+pub fn find_deadline(text: &str, sent: NaiveDate) -> Option<Deadline> {
+    let mut found: Vec<Deadline> = Vec::new();
+    let mut push = |date: Option<NaiveDate>, words: &str| {
+        if let Some(date) = date.filter(|d| *d >= sent && (*d - sent).num_days() <= 366) {
+            found.push(Deadline {
+                date,
+                words: words.trim().to_string(),
+            });
+        }
+    };
+    for c in ISO.captures_iter(text) {
+        let n = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
+        let date = match (n(1), n(2), n(3)) {
+            (Some(y), Some(m), Some(d)) => NaiveDate::from_ymd_opt(y as i32, m, d),
+            _ => None,
+        };
+        push(date, &c[0]);
+    }
+    for c in DAY_MONTH.captures_iter(text) {
+        let day = c.get(1).and_then(|m| m.as_str().parse().ok());
+        let month = c.get(2).and_then(|m| month_number(m.as_str()));
+        let year = c.get(3).and_then(|m| m.as_str().parse().ok());
+        if let (Some(d), Some(m)) = (day, month) {
+            push(with_year(m, d, year, sent), &c[0]);
+        }
+    }
+    for c in MONTH_DAY.captures_iter(text) {
+        // "may" is also a verb: only a capitalised "May 4" counts
+        if c[1].eq_ignore_ascii_case("may") && &c[1] != "May" {
+            continue;
+        }
+        let month = c.get(1).and_then(|m| month_number(m.as_str()));
+        let day = c.get(2).and_then(|m| m.as_str().parse().ok());
+        let year = c.get(3).and_then(|m| m.as_str().parse().ok());
+        if let (Some(d), Some(m)) = (day, month) {
+            push(with_year(m, d, year, sent), &c[0]);
+        }
+    }
+    for c in RELATIVE.captures_iter(text) {
+        let what = c[1].to_lowercase();
+        let date = match what.as_str() {
+            "today" | "tonight" | "eod" => Some(sent),
+            "tomorrow" => Some(sent + Duration::days(1)),
+            w if w == "eow" || w.ends_with("week") => {
+                let ahead = (Weekday::Fri.num_days_from_monday() as i64
+                    - sent.weekday().num_days_from_monday() as i64)
+                    .rem_euclid(7);
+                Some(sent + Duration::days(ahead))
+            }
+            w if w.starts_with("end of") => Some(sent),
+            w => weekday_of(w).map(|day| {
+                // the coming such day; a message sent on a Friday asking "by Friday" means a week on
+                let ahead = (day.num_days_from_monday() as i64
+                    - sent.weekday().num_days_from_monday() as i64)
+                    .rem_euclid(7);
+                sent + Duration::days(if ahead == 0 { 7 } else { ahead })
+            }),
+        };
+        push(date, &c[0]);
+    }
+    found.into_iter().min_by_key(|d| d.date)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(s: &str) -> NaiveDate {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d").expect("date")
+    }
+
+    #[test]
+    fn deadlines_in_words_and_dates() {
+        // 2026-12-01 is a Tuesday
+        let sent = d("2026-12-01");
+        let f = |t: &str| find_deadline(t, sent).map(|x| x.date);
+        assert_eq!(f("please send it by Friday"), Some(d("2026-12-04")));
+        assert_eq!(f("Due tomorrow!"), Some(d("2026-12-02")));
+        assert_eq!(f("the report is due 2026-12-10"), Some(d("2026-12-10")));
+        assert_eq!(f("we met on 2026-11-03"), None);
+        assert_eq!(f("deadline: 15 December"), Some(d("2026-12-15")));
+        assert_eq!(f("Submit by Jan 5th"), Some(d("2027-01-05")));
+        assert_eq!(f("you may 4 times"), None);
+        assert_eq!(f("by Tuesday"), Some(d("2026-12-08")));
+        assert_eq!(f("nothing here"), None);
+        assert_eq!(f("by end of week"), Some(d("2026-12-04")));
+    }
+
+    #[test]
+    fn quoted_history_is_not_a_deadline() {
+        let t = "Thanks!\n\nOn Mon, Nov 30, 2026 Ana wrote:\n> send it by Friday\n";
+        assert_eq!(find_deadline(&fresh_text(t), d("2026-12-01")), None);
+    }
+
+    #[test]
+    fn parses_multipart_quoted_printable_and_encoded_headers() {
+        let raw = concat!(
+            "From: =?ISO-8859-1?Q?Jos=E9_P=E9rez?= <Jose@Example.org>\r\n",
+            "To: me@example.org\r\n",
+            "Subject: =?iso-8859-1?q?Caf=E9_budget?=\r\n",
+            "Date: Tue, 01 Dec 2026 12:00:00 +0000\r\n",
+            "Message-ID: <a1@example.org>\r\n",
+            "MIME-Version: 1.0\r\n",
+            "Content-Type: multipart/mixed; boundary=\"b1\"\r\n\r\n",
+            "--b1\r\nContent-Type: text/plain; charset=iso-8859-1\r\n",
+            "Content-Transfer-Encoding: quoted-printable\r\n\r\n",
+            "Le caf=E9 co=FBte trop, r=E9ponds by Friday.\r\n",
+            "--b1\r\nContent-Type: application/pdf; name=\"quote.pdf\"\r\n",
+            "Content-Disposition: attachment; filename=\"quote.pdf\"\r\n",
+            "Content-Transfer-Encoding: base64\r\n\r\nJVBERi0xLjQK\r\n--b1--\r\n"
+        );
+        let m = Mail::parse(raw.as_bytes(), "maildir:1", "m/1").expect("parses");
+        assert_eq!(m.from_name.as_deref(), Some("José Pérez"));
+        assert_eq!(m.from_email.as_deref(), Some("jose@example.org"));
+        assert_eq!(m.subject, "Café budget");
+        assert!(m.text.contains("Le café coûte trop"));
+        assert_eq!(m.attachments, vec!["quote.pdf".to_string()]);
+        assert!(!m.bulk);
+        assert!(m.deadline().is_some());
+    }
+
+    #[test]
+    fn bulk_and_broken() {
+        let raw = "From: news@shop.example\r\nList-Unsubscribe: <mailto:u@shop.example>\r\nSubject: Sale\r\n\r\nhi\r\n";
+        assert!(Mail::parse(raw.as_bytes(), "k", "o").expect("ok").bulk);
+        assert!(Mail::parse(b"", "k", "o").is_err());
+        let e = Mail::parse(b"\x00\x01garbage without headers", "k", "cur/x").unwrap_err();
+        assert!(e.to_string().starts_with("cur/x:"));
+    }
+}

@@ -1,0 +1,324 @@
+//! meeting-prep without a model: the coming meeting, its people's notes, the last meetings
+//! with them and the open tasks that mention them, as a `type: meeting-prep` note.
+
+use chrono::{Duration, NaiveDate};
+
+use super::calendar::{Attendee, Event};
+use super::events::events_between;
+use super::people::{Directory, Person, property_strings};
+use super::{md_inline, q};
+use crate::agents::common::{self, fold};
+use crate::agents::{Ctx, NativeOutput};
+use crate::gate::GateError;
+use crate::vault::Note;
+
+/// How far ahead a meeting is looked for.
+pub const PREP_DAYS_AHEAD: i64 = 14;
+
+const REQUEST_WORDS: &[&str] = &[
+    "prepare",
+    "prep",
+    "brief",
+    "me",
+    "for",
+    "the",
+    "meeting",
+    "call",
+    "get",
+    "ready",
+    "with",
+    "my",
+    "next",
+    "a",
+    "an",
+    "to",
+    "on",
+    "about",
+    "prepara",
+    "la",
+    "riunione",
+    "per",
+    "il",
+    "preparami",
+    "preparer",
+    "reunion",
+    "preparar",
+    "vorbereiten",
+    "besprechung",
+    "meeting",
+];
+
+/// A meeting to prepare: from the calendar, or a future `type: meeting` note.
+struct Upcoming {
+    title: String,
+    date: NaiveDate,
+    when: String,
+    location: Option<String>,
+    attendees: Vec<Attendee>,
+    /// The meeting's own note, when it has one (not counted as a past meeting).
+    note: Option<String>,
+}
+
+fn is_meeting(n: &Note, meetings: &str) -> bool {
+    n.property_str("type")
+        .is_some_and(|t| t.eq_ignore_ascii_case("meeting"))
+        || n.path.starts_with(&format!("{meetings}/"))
+}
+
+fn words_of(s: &str) -> Vec<String> {
+    crate::dispatch::normalize::normalize(s)
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+pub fn meeting_prep(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+    let now = super::events::now_in_zone(ctx);
+    let today = now.date();
+    let horizon = today + Duration::days(PREP_DAYS_AHEAD);
+    let loaded = events_between(ctx, today, horizon);
+    let vault = ctx.gate.vault();
+    let folders = &ctx.config.folders;
+    let mut candidates: Vec<Upcoming> = Vec::new();
+    let imported = super::events::imported(vault);
+    if let Some(l) = &loaded {
+        for e in l.events.iter().filter(|e| !e.cancelled && e.start >= now) {
+            candidates.push(from_event(
+                e,
+                imported.get(&(e.uid.clone(), e.occurrence.clone())),
+            ));
+        }
+    }
+    for n in vault
+        .notes
+        .iter()
+        .filter(|n| is_meeting(n, &folders.meetings))
+    {
+        let Some(date) = n.property_str("date").and_then(|d| common::parse_date(&d)) else {
+            continue;
+        };
+        if date < today
+            || date > horizon
+            || candidates
+                .iter()
+                .any(|c| c.note.as_deref() == Some(&n.path))
+        {
+            continue;
+        }
+        let attendees = property_strings(n, "participants")
+            .iter()
+            .map(|p| Attendee {
+                name: Some(common::link_value_name(p)),
+                email: None,
+            })
+            .collect();
+        candidates.push(Upcoming {
+            title: n.name().to_string(),
+            date,
+            when: format!("{date} {}", n.property_str("time").unwrap_or_default())
+                .trim()
+                .to_string(),
+            location: n.property_str("location"),
+            attendees,
+            note: Some(n.path.clone()),
+        });
+    }
+    candidates.sort_by(|a, b| a.when.cmp(&b.when));
+    let asked: Vec<String> = words_of(&ctx.step.message)
+        .into_iter()
+        .filter(|w| w.chars().count() > 2 && !REQUEST_WORDS.contains(&w.as_str()))
+        .collect();
+    let score = |c: &Upcoming| {
+        let t = words_of(&c.title);
+        asked.iter().filter(|w| t.contains(w)).count()
+    };
+    let best = candidates.iter().map(score).max().unwrap_or(0);
+    let postit = ctx.postit.clone().unwrap_or_default();
+    let chosen = if asked.is_empty() || best == 0 {
+        candidates.first()
+    } else {
+        candidates.iter().find(|c| score(c) == best)
+    };
+    let Some(m) = chosen else {
+        let mut text = format!(
+            "No meeting found in the next {PREP_DAYS_AHEAD} days{}.",
+            if asked.is_empty() {
+                String::new()
+            } else {
+                format!(" matching \"{}\"", asked.join(" "))
+            }
+        );
+        if loaded.is_none() {
+            text.push_str(" No calendar is configured (`calendar: { ics: [PATH] }` in `.crew/config.yaml`); meetings are also found as future `type: meeting` notes.");
+        }
+        text.push('\n');
+        return Ok(NativeOutput {
+            text,
+            postit,
+            attention: false,
+        });
+    };
+    let dir = Directory::load(vault, folders);
+    let own: Vec<String> = vault
+        .note(&format!("{}/user-profile.md", folders.meta))
+        .map(|p| {
+            property_strings(p, "email")
+                .iter()
+                .map(|e| e.to_lowercase())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut brief = format!("# Meeting prep — {}\n\n## Meeting\n\n", md_inline(&m.title));
+    brief.push_str(&format!("- **When**: {}\n", m.when));
+    if let Some(l) = &m.location {
+        brief.push_str(&format!("- **Where**: {}\n", md_inline(l)));
+    }
+    if let Some(n) = &m.note {
+        brief.push_str(&format!("- **Note**: [[{}]]\n", note_name(n)));
+    }
+    brief.push_str("\n## Participants\n\n");
+    let mut known: Vec<&Person> = Vec::new();
+    for a in m
+        .attendees
+        .iter()
+        .filter(|a| a.email.as_ref().is_none_or(|e| !own.contains(e)))
+    {
+        match dir.find(a.email.as_deref(), a.name.as_deref()) {
+            Some(p) => {
+                let mut line = format!("- [[{}]]", p.note);
+                if let Some(n) = vault.note(&p.path) {
+                    for k in ["role", "organization", "company"] {
+                        if let Some(v) = n.property_str(k) {
+                            line.push_str(&format!(" · {}", md_inline(&v)));
+                        }
+                    }
+                    if let Some(d) = common::last_touched(n) {
+                        line.push_str(&format!(" · note updated {d}"));
+                    }
+                }
+                brief.push_str(&line);
+                brief.push('\n');
+                known.push(p);
+            }
+            None => brief.push_str(&format!("- {} (no People note)\n", md_inline(&a.label()))),
+        }
+    }
+    if m.attendees.is_empty() {
+        brief.push_str("- none listed\n");
+    }
+    brief.push_str("\n## Last meetings with them\n\n");
+    let mut any = false;
+    for p in &known {
+        let mut past: Vec<(NaiveDate, &str)> = vault
+            .notes
+            .iter()
+            .filter(|n| is_meeting(n, &folders.meetings) && m.note.as_deref() != Some(&n.path))
+            .filter(|n| mentions(n, p))
+            .filter_map(|n| {
+                n.property_str("date")
+                    .and_then(|d| common::parse_date(&d))
+                    .filter(|d| *d < m.date)
+                    .map(|d| (d, n.name()))
+            })
+            .collect();
+        past.sort_by(|a, b| b.cmp(a));
+        for (d, name) in past.iter().take(3) {
+            brief.push_str(&format!("- {d} [[{name}]] (with [[{}]])\n", p.note));
+            any = true;
+        }
+    }
+    if !any {
+        brief.push_str("- none in the vault\n");
+    }
+    brief.push_str("\n## Open tasks that mention them\n\n");
+    let mut tasks = 0;
+    for n in vault
+        .notes
+        .iter()
+        .filter(|n| !folders.in_templates(&n.path))
+    {
+        for t in n.tasks.iter().filter(|t| !t.done) {
+            if let Some(p) = known.iter().find(|p| task_mentions(&t.text, p)) {
+                brief.push_str(&format!(
+                    "- [ ] {} — in [[{}]] ({})\n",
+                    t.text.trim(),
+                    n.name(),
+                    p.note
+                ));
+                tasks += 1;
+            }
+        }
+    }
+    if tasks == 0 {
+        brief.push_str("- none\n");
+    }
+    let name = format!(
+        "{} — Meeting Prep — {}",
+        m.date,
+        common::safe_title(&m.title, 50)
+    );
+    let path = format!("{}/{name}.md", folders.inbox);
+    let note = format!(
+        "---\ntype: meeting-prep\ndate: {}\nmeeting-date: {}\nmeeting-title: {}\ntags: [meeting-prep]\nstatus: inbox\n---\n{brief}",
+        q(&ctx.today()),
+        q(&m.date.to_string()),
+        q(&m.title)
+    );
+    let existed = ctx.gate.exists(&path);
+    ctx.gate.write(&path, note.as_bytes())?;
+    common::log_change(ctx, "postman", &format!("meeting prep written: {path}"))?;
+    let mut text = brief;
+    text.push_str(&format!(
+        "\n{} `{path}`.\n",
+        if existed { "Refreshed" } else { "Saved as" }
+    ));
+    if let Some(l) = &loaded {
+        for p in &l.problems {
+            text.push_str(&format!("- skipped: {p}\n"));
+        }
+    }
+    let mut post = super::state::PostIt::parse(ctx.postit.as_deref());
+    post.set("prep", format!("{}: {}", m.date, m.title));
+    Ok(NativeOutput {
+        text,
+        postit: post.render(),
+        attention: false,
+    })
+}
+
+fn note_name(path: &str) -> String {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    file.strip_suffix(".md").unwrap_or(file).to_string()
+}
+
+fn from_event(e: &Event, note: Option<&String>) -> Upcoming {
+    Upcoming {
+        title: e.summary.clone(),
+        date: e.date(),
+        when: format!("{} {}", e.date(), e.time_range()),
+        location: e.location.clone(),
+        attendees: e.attendees.clone(),
+        note: note.cloned(),
+    }
+}
+
+/// A meeting note is with a person when it links to their note (body or frontmatter) or names
+/// one of their addresses among its participants.
+fn mentions(n: &Note, p: &Person) -> bool {
+    let target = fold(&p.note);
+    n.wikilinks
+        .iter()
+        .chain(n.frontmatter_links.iter())
+        .any(|l| fold(&common::link_value_name(&l.target)) == target)
+        || property_strings(n, "participants").iter().any(|v| {
+            fold(&common::link_value_name(v)) == target
+                || p.emails.contains(&v.trim().to_lowercase())
+        })
+}
+
+/// A task mentions a person by a link to their note or by their full name.
+fn task_mentions(text: &str, p: &Person) -> bool {
+    let lower = text.to_lowercase();
+    let name = p.note.to_lowercase();
+    lower.contains(&format!("[[{name}")) || lower.contains(&name)
+}
