@@ -5,6 +5,7 @@
 //! holds the native agents, and [`run`] wires them into a request.
 
 pub mod agents;
+pub mod chat;
 pub mod crew;
 pub mod dispatch;
 pub mod evaluate;

@@ -39,6 +39,12 @@ pub struct Options {
     pub command: String,
     /// Vault paths the agents must not touch in this run (notes still being written).
     pub hold: Vec<String>,
+    /// The `crew chat` session this request is a turn of (kept in the run log).
+    pub session: Option<String>,
+    /// What a chat turn adds: the conversation, a result set to refine, interview answers.
+    pub chat: crate::chat::ChatInput,
+    /// Raised by Ctrl-C in a chat: the steps not yet started do not start.
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// Errors that stop a request before any agent runs.
@@ -156,6 +162,8 @@ impl CrewExecutor<'_> {
             user_profile: profile,
             today: self.now.date(),
             max_tool_calls: self.crew.config.max_tool_calls,
+            conversation: &self.opts.chat.conversation,
+            interactive: self.opts.session.is_some(),
         };
         let result =
             crate::model::runner::run_agent(&backend, &model, &run, &mut self.gate, folders);
@@ -186,6 +194,19 @@ impl Executor for CrewExecutor<'_> {
         match &step.suggested_by {
             None => {}
             Some(by) => (self.progress)(&format!("→ chained {} (suggested by {by})", step.name)),
+        }
+        if self
+            .opts
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst))
+        {
+            return StepOutput {
+                executor: "native".into(),
+                output: format!("**{} did not run:** the turn was cancelled.\n", step.name),
+                error: Some("cancelled".into()),
+                ..StepOutput::default()
+            };
         }
         let started = Instant::now();
         // only the skills whose job it is may touch the crew definition
@@ -219,6 +240,7 @@ impl Executor for CrewExecutor<'_> {
                     log: Vec::new(),
                     fix_only: self.opts.fix_only.clone(),
                     data: None,
+                    chat: &self.opts.chat,
                 };
                 let result = native(&mut ctx).map_err(|e| e.to_string());
                 out.data = ctx.data.take();
@@ -349,7 +371,11 @@ pub fn ask(
                 kind,
                 &n,
                 Decider::Flag,
-                "chosen with --agent",
+                if opts.chat.within.is_some() {
+                    "refines the last results"
+                } else {
+                    "chosen with --agent"
+                },
                 format!("--agent {name}"),
             )
         }
@@ -439,7 +465,7 @@ pub fn ask(
     };
     log.record(
         "request",
-        json!({"message": message, "dry_run": dry_run, "run_id": run_id}),
+        json!({"message": message, "dry_run": dry_run, "run_id": run_id, "session": opts.session}),
     );
     log.record("route", serde_json::to_value(&route).unwrap_or_default());
     let depth = opts.max_depth.unwrap_or(crew.config.max_depth);

@@ -463,6 +463,12 @@ pub fn onboarding(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let index = master_index(ctx);
     let heading = index_heading(ctx);
     ensure_file(ctx, &index, &heading, &mut made)?;
+    // answers from the chat interview: the profile and the areas are the user's own
+    let interviewed = ctx.chat.answers.clone();
+    let mut areas = Vec::new();
+    if let Some(answers) = &interviewed {
+        areas = super::onboard::apply(ctx, answers, &mut made)?;
+    }
     ensure_file(
         ctx,
         &format!("{}/user-profile.md", f.meta),
@@ -479,8 +485,8 @@ pub fn onboarding(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         &mut made,
     )?;
     let first = ctx.step.message.lines().next().unwrap_or("").to_string();
-    let mut areas = Vec::new();
-    if let Some(c) = AREAS_LIST.captures(&first)
+    if interviewed.is_none()
+        && let Some(c) = AREAS_LIST.captures(&first)
         && let Some(m) = c.get(1)
     {
         for part in m.as_str().split([',', ';']).flat_map(|p| p.split(" and ")) {
@@ -490,8 +496,10 @@ pub fn onboarding(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             }
         }
     }
-    for a in &areas {
-        made.extend(scaffold_area(ctx, a)?);
+    if interviewed.is_none() {
+        for a in &areas {
+            made.extend(scaffold_area(ctx, a)?);
+        }
     }
     if !made.is_empty() {
         common::log_change(ctx, "onboarding", &format!("created {} items", made.len()))?;
@@ -505,10 +513,12 @@ pub fn onboarding(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             out.push_str(&format!("- {m}\n"));
         }
     }
-    out.push_str(&format!(
-        "\nEdit `{}/user-profile.md` to tell the crew about yourself.\n",
-        f.meta
-    ));
+    if interviewed.is_none() {
+        out.push_str(&format!(
+            "\nEdit `{}/user-profile.md` to tell the crew about yourself, or run `crew chat` and say \"set up the vault\" to be asked.\n",
+            f.meta
+        ));
+    }
     Ok(NativeOutput {
         postit: format!("onboarding {}: areas {}", ctx.today(), areas.join(", ")),
         text: out,

@@ -608,14 +608,18 @@ pub fn log(g: &Global, last: usize) -> anyhow::Result<u8> {
         let mut s = String::new();
         for r in &runs {
             s.push_str(&format!(
-                "{}  {}  \"{}\"  → {}  [{}]  {} change(s){}\n",
+                "{}  {}  \"{}\"  → {}  [{}]  {} change(s){}{}\n",
                 r.run_id,
                 r.at.get(..19).unwrap_or(&r.at),
                 r.message,
                 r.route,
                 r.agents.join(", "),
                 r.operations,
-                if r.dry_run { " (dry run)" } else { "" }
+                if r.dry_run { " (dry run)" } else { "" },
+                r.session
+                    .as_deref()
+                    .map(|s| format!("  session {s}"))
+                    .unwrap_or_default()
             ));
         }
         if runs.is_empty() {

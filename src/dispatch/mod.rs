@@ -3,6 +3,7 @@
 
 pub mod chain;
 pub mod normalize;
+pub mod question;
 pub mod request;
 pub mod route;
 pub mod scorer;
