@@ -1,0 +1,431 @@
+//! `crew chat` driven through piped stdin: one turn per line, answers on stdout (`--json`: one
+//! JSON document per turn).
+
+mod common;
+
+use chrono::Datelike;
+use common::{crew, vault};
+use mockito::{Matcher, Server};
+use serde_json::Value;
+
+/// Runs `crew chat ARGS…` with these lines on stdin; returns (exit code, turns, stderr).
+fn chat(v: &std::path::Path, args: &[&str], lines: &[&str]) -> (i32, Vec<Value>, String) {
+    chat_env(v, args, lines, &[])
+}
+
+fn chat_env(
+    v: &std::path::Path,
+    args: &[&str],
+    lines: &[&str],
+    env: &[(&str, String)],
+) -> (i32, Vec<Value>, String) {
+    let mut cmd = crew(v);
+    for k in ["OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY"] {
+        cmd.env_remove(k);
+    }
+    for (k, val) in env {
+        cmd.env(k, val);
+    }
+    let mut input = lines.join("\n");
+    input.push('\n');
+    let out = cmd
+        .args(["chat", "--json"])
+        .args(args)
+        .write_stdin(input)
+        .output()
+        .expect("run crew chat");
+    let turns = serde_json::Deserializer::from_slice(&out.stdout)
+        .into_iter::<Value>()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    (
+        out.status.code().unwrap_or(-1),
+        turns,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn output(turn: &Value) -> String {
+    turn["chain"]
+        .as_array()
+        .map(|steps| {
+            steps
+                .iter()
+                .filter_map(|s| s["output"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+/// Three notes: taxes from last year, taxes from this year, a garden note from this year.
+fn tax_vault() -> assert_fs::TempDir {
+    let year = chrono::Local::now().year();
+    vault(&[
+        (
+            "Notes/Taxes old.md",
+            &format!(
+                "---\ndate: {}-06-15\n---\nThe taxes of that year.\n",
+                year - 1
+            ),
+        ),
+        (
+            "Notes/Taxes plan.md",
+            &format!("---\ndate: {year}-01-02\n---\nPlan for the taxes.\n"),
+        ),
+        (
+            "Notes/Garden.md",
+            &format!("---\ndate: {year}-01-03\n---\nTomatoes and beans.\n"),
+        ),
+    ])
+}
+
+#[test]
+fn a_follow_up_narrows_the_last_results() {
+    let v = tax_vault();
+    let (code, turns, err) = chat(
+        v.path(),
+        &[],
+        &["find my notes about taxes", "only the ones from this year"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(turns.len(), 2, "{turns:?}");
+    let first = output(&turns[0]);
+    assert!(
+        first.contains("Taxes old") && first.contains("Taxes plan"),
+        "{first}"
+    );
+    let second = output(&turns[1]);
+    assert_eq!(turns[1]["route"]["name"], "seeker");
+    assert!(second.contains("Taxes plan"), "{second}");
+    assert!(
+        !second.contains("Taxes old"),
+        "last year's note is gone: {second}"
+    );
+    // a refinement of the set, not a new search: this year's garden note never joins
+    assert!(!second.contains("Garden"), "{second}");
+    assert_eq!(turns[0]["session"], turns[1]["session"]);
+}
+
+#[test]
+fn the_runs_of_a_chat_name_their_session_in_the_log() {
+    let v = tax_vault();
+    let (_, turns, _) = chat(v.path(), &[], &["find my notes about taxes"]);
+    let session = turns[0]["session"]
+        .as_str()
+        .expect("session id")
+        .to_string();
+    let log = crew(v.path()).arg("log").output().expect("log");
+    let text = String::from_utf8_lossy(&log.stdout);
+    assert!(text.contains(&format!("session {session}")), "{text}");
+    let file = v.path().join(format!(".crew/sessions/{session}.jsonl"));
+    let records = std::fs::read_to_string(file).expect("session file");
+    for kind in ["\"start\"", "\"user\"", "\"step\"", "\"state\"", "\"end\""] {
+        assert!(
+            records.contains(&format!("\"type\":{kind}")),
+            "{kind} in {records}"
+        );
+    }
+}
+
+#[test]
+fn onboarding_interview_writes_the_profile_and_areas_and_undo_takes_them_back() {
+    let v = vault(&[]);
+    let (code, turns, err) = chat(
+        v.path(),
+        &[],
+        &[
+            "please set up the vault",
+            "Ada",
+            "Italiano",
+            "Work, Health and Finance",
+            "",
+            "a quieter inbox",
+            "",
+            "yes",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let asked: Vec<&str> = turns.iter().filter_map(|t| t["said"].as_str()).collect();
+    assert!(asked[0].contains("call you"), "name first: {asked:?}");
+    assert!(
+        asked[1].contains("language"),
+        "then the language: {asked:?}"
+    );
+    assert!(asked[2].contains("areas"), "then the areas: {asked:?}");
+    let profile = std::fs::read_to_string(v.path().join("Meta/user-profile.md")).expect("profile");
+    assert!(profile.contains("name: Ada\n"), "{profile}");
+    assert!(profile.contains("primary-language: it\n"), "{profile}");
+    assert!(
+        profile.contains("life-areas: [Work, Health, Finance]\n"),
+        "{profile}"
+    );
+    assert!(
+        profile.contains("motivation: a quieter inbox\n"),
+        "{profile}"
+    );
+    assert!(
+        !profile.contains("role:"),
+        "a blank answer skips: {profile}"
+    );
+    for area in ["Work", "Health", "Finance"] {
+        let index = v.path().join(format!("02-Areas/{area}/_index.md"));
+        assert!(index.is_file(), "{area} has its index note");
+        assert!(v.path().join(format!("MOC/{area}.md")).is_file());
+    }
+    crew(v.path()).arg("undo").assert().success();
+    assert!(!v.path().join("Meta/user-profile.md").exists());
+    for area in ["Work", "Health", "Finance"] {
+        assert!(
+            !v.path().join(format!("02-Areas/{area}")).exists(),
+            "{area}"
+        );
+    }
+}
+
+#[test]
+fn an_onboarding_cancelled_or_cut_off_writes_nothing() {
+    let v = vault(&[]);
+    let before = common::snapshot(v.path());
+    let (code, _, err) = chat(v.path(), &[], &["set up the vault", "Ada", "/cancel"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = chat(v.path(), &[], &["set up the vault", "Ada", "en", "Work"]);
+    assert_eq!(code, 0, "end of input mid-interview is a clean end: {err}");
+    let (code, _, _) = chat(
+        v.path(),
+        &[],
+        &["set up the vault", "Ada", "en", "Work", "", "", "", "no"],
+    );
+    assert_eq!(code, 0);
+    let after: Vec<String> = common::snapshot(v.path())
+        .into_keys()
+        .filter(|k| !k.starts_with(".crew/"))
+        .collect();
+    let before: Vec<String> = before.into_keys().collect();
+    assert_eq!(after, before, "nothing half-written stays in the vault");
+}
+
+#[test]
+fn a_session_resumes_where_it_stopped() {
+    let v = tax_vault();
+    let (_, turns, _) = chat(v.path(), &[], &["find my notes about taxes"]);
+    let id = turns[0]["session"].as_str().expect("id").to_string();
+    // the latest session by default: its result set is still there to narrow
+    let (code, turns, err) = chat(v.path(), &["--resume"], &["only the ones from this year"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(turns[0]["session"], id.as_str());
+    let out = output(&turns[0]);
+    assert!(
+        out.contains("Taxes plan") && !out.contains("Taxes old"),
+        "{out}"
+    );
+
+    // an interview cut off by the end of input goes on in the resumed session
+    let (_, turns, _) = chat(v.path(), &[], &["set up the vault", "Grace"]);
+    let onboarding = turns[0]["session"].as_str().expect("id").to_string();
+    let (code, _, err) = chat(
+        v.path(),
+        &["--resume", &onboarding],
+        &["en", "Research", "", "", "", "yes"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let profile = std::fs::read_to_string(v.path().join("Meta/user-profile.md")).expect("profile");
+    assert!(profile.contains("name: Grace\n"), "{profile}");
+    assert!(v.path().join("02-Areas/Research/_index.md").is_file());
+}
+
+#[test]
+fn resuming_what_does_not_exist_is_bad_input() {
+    let v = vault(&[]);
+    let (code, _, err) = chat(v.path(), &["--resume"], &["hi"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no chat session to resume"), "{err}");
+    let (code, _, err) = chat(v.path(), &["--resume", "../../etc"], &["hi"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no chat session `../../etc`"), "{err}");
+}
+
+#[test]
+fn end_of_input_ends_the_session_cleanly() {
+    let v = vault(&[]);
+    let out = crew(v.path())
+        .arg("chat")
+        .write_stdin("")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    let sessions: Vec<_> = std::fs::read_dir(v.path().join(".crew/sessions"))
+        .expect("sessions")
+        .flatten()
+        .collect();
+    assert_eq!(sessions.len(), 1);
+    let text = std::fs::read_to_string(sessions[0].path()).expect("read");
+    assert!(text.contains("\"why\":\"end of input\""), "{text}");
+    // a line that is no UTF-8 is a turn like any other, not the end
+    let out = crew(v.path())
+        .arg("chat")
+        .write_stdin(b"find \xff taxes\n".to_vec())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn create_agent_interview_ends_in_agents_new() {
+    let v = common::adopted_vault(&[]);
+    let (code, turns, err) = chat(
+        v.path(),
+        &[],
+        &[
+            "create a new agent",
+            "seeker",
+            "Tax-Helper",
+            "",
+            "Answers questions about taxes.",
+            "tax question, about my taxes",
+            "read, fly",
+            "read",
+            "",
+            "yes",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let said: Vec<&str> = turns.iter().filter_map(|t| t["said"].as_str()).collect();
+    assert!(said.iter().any(|s| s.contains("core agent")), "{said:?}");
+    assert!(
+        said.iter().any(|s| s.contains("This one is needed")),
+        "{said:?}"
+    );
+    assert!(
+        said.iter().any(|s| s.contains("`fly` is no capability")),
+        "{said:?}"
+    );
+    let created = turns
+        .iter()
+        .find(|t| t.get("created").is_some())
+        .expect("agents new output");
+    assert!(
+        created["created"]
+            .as_str()
+            .unwrap_or("")
+            .ends_with("agents/tax-helper.md")
+    );
+    let file = std::fs::read_to_string(v.path().join(".crew/agents/tax-helper.md")).expect("file");
+    assert!(file.contains("Answers questions about taxes."), "{file}");
+    assert!(file.contains("\"tax question\""), "{file}");
+    assert!(file.contains("model: mid"), "{file}");
+    let list = crew(v.path())
+        .args(["agents", "list"])
+        .output()
+        .expect("list");
+    assert!(String::from_utf8_lossy(&list.stdout).contains("tax-helper"));
+
+    // the built-in crew cannot change: the chat says what to do and goes on
+    let plain = vault(&[]);
+    let (code, turns, _) = chat(
+        plain.path(),
+        &[],
+        &[
+            "create a new agent",
+            "tax-helper",
+            "Taxes.",
+            "",
+            "",
+            "",
+            "yes",
+        ],
+    );
+    assert_eq!(code, 0);
+    let last = turns.last().and_then(|t| t["said"].as_str()).unwrap_or("");
+    assert!(
+        last.contains("was not created") && last.contains("crew init --adopt"),
+        "{last}"
+    );
+}
+
+const ASKS: &str = r#"{"choices":[{"message":{"role":"assistant","content":"I can save it.\n\n### Question for the user\n- **Ask**: Which room is the boiler in?"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":5}}"#;
+const SAVED: &str = r#"{"choices":[{"message":{"role":"assistant","content":"Saved: the boiler is in the basement."},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":5}}"#;
+
+#[test]
+fn a_model_agent_asks_and_gets_the_next_line_with_the_conversation() {
+    let mut server = Server::new();
+    let first = server
+        .mock("POST", "/v1/chat/completions")
+        .match_body(Matcher::Regex("remember the boiler service".into()))
+        .with_status(200)
+        .with_body(ASKS)
+        .expect(1)
+        .create();
+    // the answer comes back to the scribe with the earlier turn and its question
+    let second = server
+        .mock("POST", "/v1/chat/completions")
+        .match_body(Matcher::AllOf(vec![
+            Matcher::Regex("in the basement".into()),
+            Matcher::Regex("remember the boiler service".into()),
+            Matcher::Regex("Which room is the boiler in".into()),
+        ]))
+        .with_status(200)
+        .with_body(SAVED)
+        .expect(1)
+        .create();
+    let v = vault(&[
+        ("00-Inbox/.keep", ""),
+        (".crew/config.yaml", "models:\n  mid: gpt-4.1-mini\n"),
+    ]);
+    let (code, turns, err) = chat_env(
+        v.path(),
+        &[],
+        &[
+            "@scribe remember the boiler service in May",
+            "in the basement",
+        ],
+        &[
+            ("OPENAI_API_KEY", "k".into()),
+            ("OPENAI_BASE_URL", format!("{}/v1", server.url())),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    first.assert();
+    second.assert();
+    assert_eq!(
+        turns[0]["question"]["question"]["ask"],
+        "Which room is the boiler in?"
+    );
+    assert_eq!(turns[1]["chain"][0]["agent"], "scribe");
+    assert!(output(&turns[1]).contains("Saved: the boiler is in the basement."));
+}
+
+#[test]
+fn the_classifier_sees_the_earlier_turns() {
+    let mut server = Server::new();
+    let classify = server
+        .mock("POST", "/v1/chat/completions")
+        .match_body(Matcher::AllOf(vec![
+            Matcher::Regex("MESSAGE TO CLASSIFY".into()),
+            Matcher::Regex("user: find my notes about taxes".into()),
+        ]))
+        .with_status(200)
+        .with_body(r#"{"choices":[{"message":{"content":"{\"route\": \"seeker\", \"reason\": \"follow-up\"}"}}]}"#)
+        .expect(1)
+        .create();
+    let v = tax_vault();
+    std::fs::create_dir_all(v.path().join(".crew")).expect("mkdir");
+    std::fs::write(
+        v.path().join(".crew/config.yaml"),
+        "classifier: gpt-4.1-nano\n",
+    )
+    .expect("config");
+    let (code, turns, err) = chat_env(
+        v.path(),
+        &[],
+        &["find my notes about taxes", "zzz qqq"],
+        &[
+            ("OPENAI_API_KEY", "k".into()),
+            ("OPENAI_BASE_URL", format!("{}/v1", server.url())),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    classify.assert();
+    assert_eq!(turns[1]["route"]["name"], "seeker");
+}
