@@ -373,6 +373,10 @@ pub fn ask(
                 Decider::Flag,
                 if opts.chat.within.is_some() {
                     "refines the last results"
+                } else if opts.chat.answers.is_some() {
+                    "the chat interview is complete"
+                } else if opts.session.is_some() {
+                    "gets the answer to its question"
                 } else {
                     "chosen with --agent"
                 },

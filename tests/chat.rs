@@ -429,3 +429,158 @@ fn the_classifier_sees_the_earlier_turns() {
     classify.assert();
     assert_eq!(turns[1]["route"]["name"], "seeker");
 }
+
+/// Waits (bounded) until `path` exists.
+fn wait_for(path: &std::path::Path) {
+    for _ in 0..1000 {
+        if path.exists() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("{} never appeared", path.display());
+}
+
+fn interrupt(child: &std::process::Child) {
+    let pid = i32::try_from(child.id()).expect("pid");
+    // SAFETY: kill(2) with a pid this test started and a standard signal
+    let rc = unsafe { libc::kill(pid, libc::SIGINT) };
+    assert_eq!(rc, 0);
+}
+
+fn spawn_chat(v: &std::path::Path, env: &[(&str, String)]) -> std::process::Child {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("crew"));
+    c.env_remove("CREW_VAULT")
+        .env_remove("CREW_DIR")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL");
+    for (k, val) in env {
+        c.env(k, val);
+    }
+    c.arg("--vault")
+        .arg(v)
+        .arg("chat")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn crew chat")
+}
+
+#[test]
+fn ctrl_c_twice_at_the_prompt_leaves() {
+    let v = vault(&[]);
+    let mut child = spawn_chat(v.path(), &[]);
+    let sessions = v.path().join(".crew/sessions");
+    wait_for(&sessions);
+    for _ in 0..200 {
+        if std::fs::read_dir(&sessions).map(|d| d.count()).unwrap_or(0) > 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let lines = stderr_lines(&mut child);
+    interrupt(&child);
+    // two signals sent at once may arrive as one: the second follows crew's answer to the first
+    wait_for_line(&lines, "Ctrl-C again");
+    interrupt(&child);
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(130));
+}
+
+/// The child's stderr, line by line, read on a thread.
+fn stderr_lines(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead as _;
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    rx
+}
+
+/// Waits (bounded) for a line of the child's stderr holding `needle`.
+fn wait_for_line(lines: &std::sync::mpsc::Receiver<String>, needle: &str) {
+    loop {
+        let line = lines
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("crew never said \"{needle}\""));
+        if line.contains(needle) {
+            return;
+        }
+    }
+}
+
+#[test]
+fn ctrl_c_cancels_the_running_turn_and_undoes_what_it_wrote() {
+    use std::io::Write as _;
+    let flags = assert_fs::TempDir::new().expect("tmp");
+    let arrived = flags.path().join("arrived");
+    let release = flags.path().join("release");
+    let (a, r) = (arrived.clone(), release.clone());
+    let mut server = Server::new();
+    // the model's first answer waits until the test has pressed Ctrl-C: the turn is running
+    let _tool = server
+        .mock("POST", "/v1/chat/completions")
+        .match_body(Matcher::Regex("save: hello".into()))
+        .with_status(200)
+        .with_body_from_request(move |_| {
+            let _ = std::fs::write(&a, "");
+            for _ in 0..2000 {
+                if r.exists() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            br#"{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"write_note","arguments":"{\"path\":\"00-Inbox/From model.md\",\"content\":\"hello\",\"mode\":\"create\"}"}}]},"finish_reason":"tool_calls"}]}"#.to_vec()
+        })
+        .expect(1)
+        .create();
+    let _done = server
+        .mock("POST", "/v1/chat/completions")
+        .match_body(Matcher::Regex("call_1".into()))
+        .with_status(200)
+        .with_body(SAVED)
+        .create();
+    let v = vault(&[
+        ("00-Inbox/.keep", ""),
+        (".crew/config.yaml", "models:\n  mid: gpt-4.1-mini\n"),
+    ]);
+    let mut child = spawn_chat(
+        v.path(),
+        &[
+            ("OPENAI_API_KEY", "k".into()),
+            ("OPENAI_BASE_URL", format!("{}/v1", server.url())),
+        ],
+    );
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(b"@scribe save: hello\n").expect("write");
+    stdin.flush().expect("flush");
+    wait_for(&arrived);
+    let lines = stderr_lines(&mut child);
+    interrupt(&child);
+    // crew has taken the Ctrl-C before the model answers
+    wait_for_line(&lines, "cancelling this turn");
+    std::fs::write(&release, "").expect("release");
+    drop(stdin);
+    let out = child.wait_with_output().expect("wait");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "one Ctrl-C does not leave: {stdout}"
+    );
+    assert!(
+        stdout.contains("Turn cancelled") && stdout.contains("undone"),
+        "{stdout}"
+    );
+    assert!(
+        !v.path().join("00-Inbox/From model.md").exists(),
+        "what the cancelled turn wrote is taken back"
+    );
+}

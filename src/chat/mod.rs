@@ -37,6 +37,8 @@ pub struct ChatInput {
 /// Turns of the conversation handed to model agents, and characters kept of each side.
 pub const CONVERSATION_TURNS: usize = 8;
 pub const CONVERSATION_CHARS: usize = 2_000;
+/// Turns a session's state keeps (more than the conversation and the digest read).
+pub const KEPT_TURNS: usize = 32;
 
 /// An agent's question that waits for the user's next line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -270,6 +272,9 @@ impl Session {
         self.state
             .turns
             .push((user.to_string(), answer.to_string()));
+        // the whole exchange is in the step records; the state keeps what the next turn reads
+        let excess = self.state.turns.len().saturating_sub(KEPT_TURNS);
+        self.state.turns.drain(..excess);
         self.store.record("state", json!({"state": self.state}))
     }
 

@@ -108,18 +108,19 @@ fn watch_interrupts(cancel: Arc<AtomicBool>) -> Arc<Interrupts> {
 pub fn chat(g: &Global, resume: Option<Option<String>>) -> anyhow::Result<u8> {
     let mut crew = crew_to_run(g)?;
     let vault = g.vault_path();
+    // caught before the session file exists, so a Ctrl-C never finds crew unprepared
+    let cancel = Arc::new(AtomicBool::new(false));
+    let interrupts = watch_interrupts(cancel.clone());
     let (store, state) = match &resume {
         None => (Store::create(&vault)?, SessionState::default()),
         Some(id) => Store::resume(&vault, id.as_deref())?,
     };
-    let cancel = Arc::new(AtomicBool::new(false));
     let mut session = Session {
         store,
         state,
         vault: vault.clone(),
-        cancel: cancel.clone(),
+        cancel,
     };
-    let interrupts = watch_interrupts(cancel);
     let mut input = Input::open();
     let history_path = crew::state::state_dir(&vault).join(HISTORY_FILE);
     if let Input::Terminal(ed) = &mut input {
@@ -218,7 +219,8 @@ pub fn chat(g: &Global, resume: Option<Option<String>>) -> anyhow::Result<u8> {
             session.store.id
         );
     }
-    Ok(0)
+    // leaving with Ctrl-C says so to a script, as an interrupted program does
+    Ok(if why == "Ctrl-C" { 130 } else { 0 })
 }
 
 fn say(g: &Global, session: &Session, turn: usize, text: &str) -> anyhow::Result<()> {
