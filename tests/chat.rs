@@ -584,3 +584,33 @@ fn ctrl_c_cancels_the_running_turn_and_undoes_what_it_wrote() {
         "what the cancelled turn wrote is taken back"
     );
 }
+
+#[test]
+fn a_question_in_a_one_shot_request_points_to_chat_and_stops_the_chain() {
+    let mut server = Server::new();
+    let _m = server
+        .mock("POST", "/v1/chat/completions")
+        .with_status(200)
+        .with_body(ASKS)
+        .create();
+    let v = vault(&[("00-Inbox/.keep", "")]);
+    let out = crew(v.path())
+        .env("OPENAI_API_KEY", "k")
+        .env("OPENAI_BASE_URL", format!("{}/v1", server.url()))
+        .args([
+            "ask",
+            "--agent",
+            "scribe",
+            "--model",
+            "gpt-4.1-mini",
+            "remember the boiler",
+        ])
+        .output()
+        .expect("ask");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("The scribe asks: Which room is the boiler in?")
+            && text.contains("crew chat"),
+        "{text}"
+    );
+}

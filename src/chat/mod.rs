@@ -292,6 +292,14 @@ impl Session {
         }
         let mut opts = self.options();
         let mut message = line.to_string();
+        let explicit = line.trim_start().starts_with(['@', '/']);
+        if explicit && let Some(p) = self.state.pending.take() {
+            // "@agent …" or "/skill …" is a new request: the question is left unanswered
+            self.record(
+                "unanswered",
+                json!({"agent": p.agent, "question": p.question}),
+            );
+        }
         if let Some(p) = self.state.pending.take() {
             // the agent asked; this line is its answer, with the question in the conversation
             self.record("answer", json!({"agent": p.agent, "question": p.question}));
@@ -387,6 +395,13 @@ impl Session {
                 let mut text = String::new();
                 if flow == "onboarding" {
                     text.push_str("Let's set up the vault. One question at a time; a blank answer skips one, /cancel stops.\n");
+                    let profile = self
+                        .vault
+                        .join(&crew.config.folders.meta)
+                        .join("user-profile.md");
+                    if profile.is_file() {
+                        text.push_str("You have a profile already: your answers replace it (`crew undo` brings it back).\n");
+                    }
                 } else {
                     text.push_str(
                         "Let's design the new agent. One question at a time; /cancel stops.\n",

@@ -260,7 +260,16 @@ pub fn ask(g: &Global, message: &str, flags: AskFlags) -> anyhow::Result<u8> {
             "preview": report.preview,
         }))?;
     } else {
-        out(&render::report_text(&report))?;
+        let mut text = render::report_text(&report);
+        if let Some(step) = report.chain.steps.last()
+            && let Some(q) = crew::dispatch::question::parse(&step.output)
+        {
+            text.push_str(&format!(
+                "\nThe {} asks: {}\nA one-shot request cannot answer; `crew chat` can.\n",
+                step.agent, q.ask
+            ));
+        }
+        out(&text)?;
     }
     Ok(if report.chain.failed() || report.unreadable > 0 {
         1
