@@ -86,10 +86,16 @@ fn a_follow_up_narrows_the_last_results() {
     let (code, turns, err) = chat(
         v.path(),
         &[],
-        &["find my notes about taxes", "only the ones from this year"],
+        &[
+            "find my notes about taxes",
+            "only the ones from this year",
+            "just check the vault",
+        ],
     );
     assert_eq!(code, 0, "{err}");
-    assert_eq!(turns.len(), 2, "{turns:?}");
+    assert_eq!(turns.len(), 3, "{turns:?}");
+    // a line that plainly asks another agent is no refinement, however it starts
+    assert_ne!(turns[2]["route"]["name"], "seeker", "{}", turns[2]);
     let first = output(&turns[0]);
     assert!(
         first.contains("Taxes old") && first.contains("Taxes plan"),
@@ -483,9 +489,22 @@ fn ctrl_c_twice_at_the_prompt_leaves() {
     interrupt(&child);
     // two signals sent at once may arrive as one: the second follows crew's answer to the first
     wait_for_line(&lines, "Ctrl-C again");
+    // stdin stays open: leaving must come from the second Ctrl-C, not from the end of input
+    let _stdin = child.stdin.take().expect("stdin");
     interrupt(&child);
-    let out = child.wait_with_output().expect("wait");
-    assert_eq!(out.status.code(), Some(130));
+    let mut status = None;
+    for _ in 0..2000 {
+        status = child.try_wait().expect("try_wait");
+        if status.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let Some(status) = status else {
+        let _ = child.kill();
+        panic!("a second Ctrl-C did not end the chat");
+    };
+    assert_eq!(status.code(), Some(130));
 }
 
 /// The child's stderr, line by line, read on a thread.

@@ -306,17 +306,17 @@ impl Session {
             opts.agent = Some(p.agent.clone());
             opts.yes = true;
             message = format!("{line}\n\n(Your question was: {})", p.question.ask);
-        } else if !self.state.results.is_empty() && refines(line) {
-            opts.agent = Some("seeker".into());
-            opts.chat.within = Some(self.state.results.clone());
         } else {
-            // an interview starts on a phrase that surely means it, not on a guess
+            // the offline router only: a phrase that surely names an agent or skill wins
             let r = crate::dispatch::Router::new(crew).route(crew, line, &opts.history, None);
-            if r.kind() == Kind::Skill
-                && interview::FLOWS.contains(&r.name.as_str())
-                && !r.guessed()
-            {
+            let decided = !r.guessed();
+            if decided && r.kind() == Kind::Skill && interview::FLOWS.contains(&r.name.as_str()) {
                 return Ok(self.start_interview(crew, &r.name, line));
+            }
+            // "only the ones …" narrows the last results, unless it plainly asks someone else
+            if !self.state.results.is_empty() && refines(line) && (!decided || r.name == "seeker") {
+                opts.agent = Some("seeker".into());
+                opts.chat.within = Some(self.state.results.clone());
             }
         }
         let report = run::ask(&self.vault, crew, &message, &opts, progress)?;
