@@ -269,10 +269,9 @@ impl Session {
     /// Keeps the state after a turn; the session file is the memory, so a failure to write it
     /// is reported, never hidden.
     fn remember(&mut self, user: &str, answer: &str) -> Result<(), SessionError> {
-        self.state
-            .turns
-            .push((user.to_string(), answer.to_string()));
-        // the whole exchange is in the step records; the state keeps what the next turn reads
+        // the full answers are in the step records; the state keeps what the next turns read
+        let cut = |t: &str| t.chars().take(CONVERSATION_CHARS).collect::<String>();
+        self.state.turns.push((cut(user), cut(answer)));
         let excess = self.state.turns.len().saturating_sub(KEPT_TURNS);
         self.state.turns.drain(..excess);
         self.store.record("state", json!({"state": self.state}))
@@ -299,6 +298,19 @@ impl Session {
                 "unanswered",
                 json!({"agent": p.agent, "question": p.question}),
             );
+        }
+        if line.trim().is_empty()
+            && let Some(p) = self.state.pending.take()
+        {
+            let text = format!("The {}'s question stays unanswered.", p.agent);
+            self.record(
+                "unanswered",
+                json!({"agent": p.agent, "question": p.question}),
+            );
+            if let Err(e) = self.remember(line, &text) {
+                tracing::warn!("{e}");
+            }
+            return Ok(Outcome::Said(text));
         }
         if let Some(p) = self.state.pending.take() {
             // the agent asked; this line is its answer, with the question in the conversation
