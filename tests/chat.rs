@@ -327,6 +327,39 @@ fn create_agent_interview_ends_in_agents_new() {
         .expect("list");
     assert!(String::from_utf8_lossy(&list.stdout).contains("tax-helper"));
 
+    // the anchor's own layout (.claude/): its skill file has no question list, so the built-in
+    // questions are asked, and the agent lands in .claude/agents/ with its registry row
+    let anchor = vault(&[]);
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/anchor-vault");
+    for e in walkdir::WalkDir::new(&src).into_iter().flatten() {
+        let rel = e.path().strip_prefix(&src).expect("under src");
+        let to = anchor.path().join(rel);
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&to).expect("mkdir");
+        } else {
+            std::fs::copy(e.path(), &to).expect("copy");
+        }
+    }
+    let (code, _, err) = chat(
+        anchor.path(),
+        &[],
+        &[
+            "create a new agent",
+            "tax-helper",
+            "Taxes.",
+            "tax question",
+            "",
+            "",
+            "yes",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(anchor.path().join(".claude/agents/tax-helper.md").is_file());
+    let registry =
+        std::fs::read_to_string(anchor.path().join(".claude/references/agents-registry.md"))
+            .expect("registry");
+    assert!(registry.contains("| tax-helper |"), "{registry}");
+
     // the built-in crew cannot change: the chat says what to do and goes on
     let plain = vault(&[]);
     let (code, turns, _) = chat(

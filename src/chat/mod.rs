@@ -312,11 +312,11 @@ impl Session {
             }
             return Ok(Outcome::Said(text));
         }
-        if let Some(p) = self.state.pending.take() {
+        let answering = self.state.pending.take();
+        if let Some(p) = &answering {
             // the agent asked; this line is its answer, with the question in the conversation
             self.record("answer", json!({"agent": p.agent, "question": p.question}));
             opts.agent = Some(p.agent.clone());
-            opts.yes = true;
             message = format!("{line}\n\n(Your question was: {})", p.question.ask);
         } else {
             // the offline router only: a phrase that surely names an agent or skill wins
@@ -344,10 +344,9 @@ impl Session {
                 "cancelled",
                 json!({"run_id": report.run_id, "undone": undone}),
             );
-            // a cancelled turn is not remembered as said
-            self.store
-                .record("state", json!({"state": self.state}))
-                .ok();
+            // a cancelled turn is not remembered as said, and a question it answered still waits
+            self.state.pending = answering;
+            self.record("state", json!({"state": self.state}));
             return Ok(Outcome::Said(text));
         }
         self.after_run(line, &report);
