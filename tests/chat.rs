@@ -666,3 +666,62 @@ fn a_question_in_a_one_shot_request_points_to_chat_and_stops_the_chain() {
         "{text}"
     );
 }
+
+#[test]
+fn the_onboarding_questions_are_the_ones_in_the_skill_file() {
+    let v = common::adopted_vault(&[]);
+    let skill = v.path().join(".crew/skills/onboarding/SKILL.md");
+    let text = std::fs::read_to_string(&skill).expect("installed skill");
+    let edited = text
+        .replace(
+            "- name: What should the crew call you?",
+            "- name: How do you like to be addressed?",
+        )
+        .replace(
+            "- role: What do you do, in a few words?",
+            "- pets: Any pets the crew should know about?",
+        );
+    assert_ne!(edited, text, "the installed skill holds the question list");
+    std::fs::write(&skill, &edited).expect("edit");
+    let (code, turns, err) = chat(
+        v.path(),
+        &[],
+        &[
+            "set up the vault",
+            "Ada",
+            "",
+            "Home",
+            "a cat",
+            "",
+            "",
+            "yes",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let first = turns[0]["said"].as_str().unwrap_or("");
+    assert!(
+        first.contains("How do you like to be addressed?"),
+        "{first}"
+    );
+    let profile = std::fs::read_to_string(v.path().join("Meta/user-profile.md")).expect("profile");
+    assert!(profile.contains("pets: a cat\n"), "{profile}");
+    assert!(
+        profile.contains("primary-language: en\n"),
+        "a skipped language is English: {profile}"
+    );
+
+    // a line the interview cannot read is named with its file and line; nothing starts
+    std::fs::write(&skill, edited.replace("- pets:", "pets =")).expect("break");
+    let line = edited
+        .lines()
+        .position(|l| l.starts_with("- pets:"))
+        .expect("pets line")
+        + 1;
+    let (code, turns, _) = chat(v.path(), &[], &["set up the vault", "Bob"]);
+    assert_eq!(code, 0);
+    let said = turns[0]["said"].as_str().unwrap_or("");
+    assert!(
+        said.contains(&format!("SKILL.md:{line}:")) && said.contains("cannot start"),
+        "{said}"
+    );
+}
