@@ -725,3 +725,24 @@ fn the_onboarding_questions_are_the_ones_in_the_skill_file() {
         "{said}"
     );
 }
+
+#[test]
+fn a_native_agent_asks_and_the_next_line_is_its_answer() {
+    let v = vault(&[("00-Inbox/.keep", "")]);
+    let (code, turns, err) = chat(v.path(), &[], &["create a new area", "Health"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(turns[0]["chain"][0]["agent"], "architect");
+    assert_eq!(
+        turns[0]["question"]["question"]["ask"],
+        "What should the new area be called?"
+    );
+    let made = turns[0]["chain"][0]["operations"].to_string();
+    assert!(
+        !made.contains("02-Areas"),
+        "nothing is built before the answer: {made}"
+    );
+    // "Health" alone routes nowhere in particular: it is the architect's answer
+    assert_eq!(turns[1]["chain"][0]["agent"], "architect");
+    assert!(v.path().join("02-Areas/Health/_index.md").is_file());
+    assert!(turns[1]["question"].is_null(), "the question is answered");
+}

@@ -156,6 +156,60 @@ pub fn scaffold_project(ctx: &mut Ctx, name: &str) -> Result<Vec<String>, GateEr
     Ok(made)
 }
 
+static UNNAMED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:please\s+)?(?:create|add|make|start|set up|new)\b.*\b(area|project)\s*[.!?]?\s*$")
+        .expect("static regex")
+});
+
+static NAME_QUESTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^What should the new (area|project) be called\?$").expect("static regex")
+});
+
+/// A request for a new area or project that names none, or the user's answer to the question
+/// that asked for the name.
+enum NameRequest {
+    Named(String, String),
+    Unnamed(String),
+    Neither,
+}
+
+fn unnamed_structure(ctx: &Ctx) -> NameRequest {
+    if let Some((answer, ask)) = crate::dispatch::question::split_answer(&ctx.step.message)
+        && let Some(c) = NAME_QUESTION.captures(&ask)
+        && let Some(kind) = c.get(1)
+    {
+        let first = answer.lines().next().unwrap_or("").trim();
+        let name = common::safe_title(first.trim_matches(['"', '\'', '.', '!', '?']), 60);
+        if name != "Untitled" {
+            return NameRequest::Named(kind.as_str().to_string(), name);
+        }
+    }
+    if ctx.step.step == 1
+        && let Some(c) = UNNAMED.captures(ctx.step.message.lines().next().unwrap_or(""))
+        && let Some(kind) = c.get(1)
+    {
+        return NameRequest::Unnamed(kind.as_str().to_lowercase());
+    }
+    NameRequest::Neither
+}
+
+/// A new area or project without a name: the architect asks for one.
+fn ask_for_name(ctx: &Ctx, kind: &str) -> NativeOutput {
+    let q = crate::dispatch::question::Question {
+        ask: format!("What should the new {kind} be called?"),
+        choices: Vec::new(),
+    };
+    NativeOutput {
+        text: format!(
+            "## Structure — {}\n\nA new {kind} needs a name.\n\n{}",
+            ctx.today(),
+            q.render()
+        ),
+        postit: format!("asked for the name of a new {kind}"),
+        attention: false,
+    }
+}
+
 static NAME_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(area|project|progetto|projet|proyecto|projekt|projeto|bereich|área|zone|folder|cartella)\b\s*(?:called|named|for|chiamat[oa]|appel[ée]e?|llamad[oa]|namens|chamad[oa])?\s*[:\-—]?\s*(.+)$").expect("static regex")
 });
@@ -247,7 +301,11 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         wanted.push(w);
     }
     if wanted.is_empty() {
-        return structure_report(ctx);
+        match unnamed_structure(ctx) {
+            NameRequest::Named(kind, name) => wanted.push((kind, name)),
+            NameRequest::Unnamed(kind) => return Ok(ask_for_name(ctx, &kind)),
+            NameRequest::Neither => return structure_report(ctx),
+        }
     }
     if !may_add_structure(ctx) {
         return Ok(structure_declined(ctx, &wanted));

@@ -317,7 +317,7 @@ impl Session {
             // the agent asked; this line is its answer, with the question in the conversation
             self.record("answer", json!({"agent": p.agent, "question": p.question}));
             opts.agent = Some(p.agent.clone());
-            message = format!("{line}\n\n(Your question was: {})", p.question.ask);
+            message = crate::dispatch::question::answer_message(line, &p.question.ask);
         } else {
             // the offline router only: a phrase that surely names an agent or skill wins
             let r = crate::dispatch::Router::new(crew).route(crew, line, &opts.history, None);

@@ -35,6 +35,23 @@ impl Question {
     }
 }
 
+/// How an answer reaches the agent that asked: the user's line, then the question.
+const ANSWER_MARK: &str = "(Your question was: ";
+
+/// The message an agent receives as the answer to its question.
+pub fn answer_message(answer: &str, ask: &str) -> String {
+    format!("{answer}\n\n{ANSWER_MARK}{})", ask.replace('\n', " "))
+}
+
+/// A message that answers a question: (the user's answer, the question asked).
+pub fn split_answer(message: &str) -> Option<(String, String)> {
+    let at = message.rfind(ANSWER_MARK)?;
+    let ask = message[at + ANSWER_MARK.len()..]
+        .trim_end()
+        .strip_suffix(')')?;
+    Some((message[..at].trim().to_string(), ask.to_string()))
+}
+
 fn field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
     let l = line.trim().strip_prefix(['-', '*'])?.trim_start();
     let rest = l
@@ -83,6 +100,19 @@ mod tests {
         };
         let text = format!("Two projects match.\n\n{}", q.render());
         assert_eq!(parse(&text), Some(q));
+    }
+
+    #[test]
+    fn an_answer_message_splits_back() {
+        let m = answer_message("Health", "What should the new area be called?");
+        assert_eq!(
+            split_answer(&m),
+            Some((
+                "Health".into(),
+                "What should the new area be called?".into()
+            ))
+        );
+        assert_eq!(split_answer("create a new area"), None);
     }
 
     #[test]
