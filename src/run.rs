@@ -115,6 +115,10 @@ struct CrewExecutor<'a> {
 
 impl CrewExecutor<'_> {
     fn model_for(&self, step: &Step) -> Option<String> {
+        // an interview's answers are for the native skill that writes them, whatever its tier
+        if self.opts.chat.answers.is_some() {
+            return None;
+        }
         if step.step == 1
             && let Some(m) = &self.opts.model
         {

@@ -190,6 +190,28 @@ fn onboarding_interview_writes_the_profile_and_areas_and_undo_takes_them_back() 
 }
 
 #[test]
+fn the_interview_answers_are_written_natively_even_with_models_mapped() {
+    // no model server exists: a model run would fail, the native skill does not need one
+    let v = vault(&[(
+        ".crew/config.yaml",
+        "models:\n  low: gpt-4.1-nano\n  mid: gpt-4.1-mini\n  high: gpt-4.1\n",
+    )]);
+    let (code, _, err) = chat_env(
+        v.path(),
+        &[],
+        &["set up the vault", "Ada", "en", "Work", "", "", "", "yes"],
+        &[
+            ("OPENAI_API_KEY", "k".into()),
+            ("OPENAI_BASE_URL", "http://127.0.0.1:9/v1".into()),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let profile = std::fs::read_to_string(v.path().join("Meta/user-profile.md")).expect("profile");
+    assert!(profile.contains("name: Ada\n"), "{profile}");
+    assert!(v.path().join("02-Areas/Work/_index.md").is_file());
+}
+
+#[test]
 fn an_onboarding_cancelled_or_cut_off_writes_nothing() {
     let v = vault(&[]);
     let before = common::snapshot(v.path());
