@@ -491,6 +491,7 @@ fn the_classifier_sees_the_earlier_turns() {
     assert_eq!(turns[1]["route"]["name"], "seeker");
 }
 
+#[cfg(unix)]
 /// Waits (bounded) until `path` exists.
 fn wait_for(path: &std::path::Path) {
     for _ in 0..1000 {
@@ -502,6 +503,7 @@ fn wait_for(path: &std::path::Path) {
     panic!("{} never appeared", path.display());
 }
 
+#[cfg(unix)]
 fn interrupt(child: &std::process::Child) {
     let pid = i32::try_from(child.id()).expect("pid");
     // SAFETY: kill(2) with a pid this test started and a standard signal
@@ -509,6 +511,7 @@ fn interrupt(child: &std::process::Child) {
     assert_eq!(rc, 0);
 }
 
+#[cfg(unix)]
 fn spawn_chat(v: &std::path::Path, env: &[(&str, String)]) -> std::process::Child {
     let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("crew"));
     c.env_remove("CREW_VAULT")
@@ -528,6 +531,7 @@ fn spawn_chat(v: &std::path::Path, env: &[(&str, String)]) -> std::process::Chil
         .expect("spawn crew chat")
 }
 
+#[cfg(unix)]
 #[test]
 fn ctrl_c_twice_at_the_prompt_leaves() {
     let v = vault(&[]);
@@ -562,6 +566,7 @@ fn ctrl_c_twice_at_the_prompt_leaves() {
     assert_eq!(status.code(), Some(130));
 }
 
+#[cfg(unix)]
 /// The child's stderr, line by line, read on a thread.
 fn stderr_lines(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<String> {
     use std::io::BufRead as _;
@@ -578,6 +583,7 @@ fn stderr_lines(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<St
     rx
 }
 
+#[cfg(unix)]
 /// Waits (bounded) for a line of the child's stderr holding `needle`.
 fn wait_for_line(lines: &std::sync::mpsc::Receiver<String>, needle: &str) {
     loop {
@@ -590,6 +596,7 @@ fn wait_for_line(lines: &std::sync::mpsc::Receiver<String>, needle: &str) {
     }
 }
 
+#[cfg(unix)]
 #[test]
 fn ctrl_c_cancels_the_running_turn_and_undoes_what_it_wrote() {
     use std::io::Write as _;
