@@ -6,6 +6,7 @@
 
 pub mod agents;
 pub mod analysis;
+pub mod chat;
 pub mod crew;
 pub mod dispatch;
 pub mod evaluate;

@@ -40,6 +40,12 @@ pub struct Options {
     pub command: String,
     /// Vault paths the agents must not touch in this run (notes still being written).
     pub hold: Vec<String>,
+    /// The `crew chat` session this request is a turn of (kept in the run log).
+    pub session: Option<String>,
+    /// What a chat turn adds: the conversation, a result set to refine, interview answers.
+    pub chat: crate::chat::ChatInput,
+    /// Raised by Ctrl-C in a chat: the steps not yet started do not start.
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// Errors that stop a request before any agent runs.
@@ -110,6 +116,10 @@ struct CrewExecutor<'a> {
 
 impl CrewExecutor<'_> {
     fn model_for(&self, step: &Step) -> Option<String> {
+        // an interview's answers are for the native skill that writes them, whatever its tier
+        if self.opts.chat.answers.is_some() {
+            return None;
+        }
         if step.step == 1
             && let Some(m) = &self.opts.model
         {
@@ -161,6 +171,8 @@ impl CrewExecutor<'_> {
             user_profile: profile,
             today: self.now.date(),
             max_tool_calls: self.crew.config.max_tool_calls,
+            conversation: &self.opts.chat.conversation,
+            interactive: self.opts.session.is_some(),
         };
         let result =
             crate::model::runner::run_agent(&backend, &model, &run, &mut self.gate, folders);
@@ -203,6 +215,7 @@ impl CrewExecutor<'_> {
             log: Vec::new(),
             fix_only: self.opts.fix_only.clone(),
             data: None,
+            chat: &self.opts.chat,
         };
         let result = native(&mut ctx).map_err(|e| e.to_string());
         out.data = ctx.data.take();
@@ -225,6 +238,19 @@ impl Executor for CrewExecutor<'_> {
         match &step.suggested_by {
             None => {}
             Some(by) => (self.progress)(&format!("→ chained {} (suggested by {by})", step.name)),
+        }
+        if self
+            .opts
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst))
+        {
+            return StepOutput {
+                executor: "native".into(),
+                output: format!("**{} did not run:** the turn was cancelled.\n", step.name),
+                error: Some("cancelled".into()),
+                ..StepOutput::default()
+            };
         }
         let started = Instant::now();
         // only the skills whose job it is may touch the crew definition
@@ -424,7 +450,15 @@ pub fn ask(
                 kind,
                 &n,
                 Decider::Flag,
-                "chosen with --agent",
+                if opts.chat.within.is_some() {
+                    "refines the last results"
+                } else if opts.chat.answers.is_some() {
+                    "the chat interview is complete"
+                } else if opts.session.is_some() {
+                    "gets the answer to its question"
+                } else {
+                    "chosen with --agent"
+                },
                 format!("--agent {name}"),
             )
         }
@@ -514,7 +548,7 @@ pub fn ask(
     };
     log.record(
         "request",
-        json!({"message": message, "dry_run": dry_run, "run_id": run_id}),
+        json!({"message": message, "dry_run": dry_run, "run_id": run_id, "session": opts.session}),
     );
     log.record("route", serde_json::to_value(&route).unwrap_or_default());
     let depth = opts.max_depth.unwrap_or(crew.config.max_depth);

@@ -156,6 +156,60 @@ pub fn scaffold_project(ctx: &mut Ctx, name: &str) -> Result<Vec<String>, GateEr
     Ok(made)
 }
 
+static UNNAMED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:please\s+)?(?:create|add|make|start|set up|new)\b.*\b(area|project)\s*[.!?]?\s*$")
+        .expect("static regex")
+});
+
+static NAME_QUESTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^What should the new (area|project) be called\?$").expect("static regex")
+});
+
+/// A request for a new area or project that names none, or the user's answer to the question
+/// that asked for the name.
+enum NameRequest {
+    Named(String, String),
+    Unnamed(String),
+    Neither,
+}
+
+fn unnamed_structure(ctx: &Ctx) -> NameRequest {
+    if let Some((answer, ask)) = crate::dispatch::question::split_answer(&ctx.step.message)
+        && let Some(c) = NAME_QUESTION.captures(&ask)
+        && let Some(kind) = c.get(1)
+    {
+        let first = answer.lines().next().unwrap_or("").trim();
+        let name = common::safe_title(first.trim_matches(['"', '\'', '.', '!', '?']), 60);
+        if name != "Untitled" {
+            return NameRequest::Named(kind.as_str().to_string(), name);
+        }
+    }
+    if ctx.step.step == 1
+        && let Some(c) = UNNAMED.captures(ctx.step.message.lines().next().unwrap_or(""))
+        && let Some(kind) = c.get(1)
+    {
+        return NameRequest::Unnamed(kind.as_str().to_lowercase());
+    }
+    NameRequest::Neither
+}
+
+/// A new area or project without a name: the architect asks for one.
+fn ask_for_name(ctx: &Ctx, kind: &str) -> NativeOutput {
+    let q = crate::dispatch::question::Question {
+        ask: format!("What should the new {kind} be called?"),
+        choices: Vec::new(),
+    };
+    NativeOutput {
+        text: format!(
+            "## Structure — {}\n\nA new {kind} needs a name.\n\n{}",
+            ctx.today(),
+            q.render()
+        ),
+        postit: format!("asked for the name of a new {kind}"),
+        attention: false,
+    }
+}
+
 static NAME_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(area|project|progetto|projet|proyecto|projekt|projeto|bereich|área|zone|folder|cartella)\b\s*(?:called|named|for|chiamat[oa]|appel[ée]e?|llamad[oa]|namens|chamad[oa])?\s*[:\-—]?\s*(.+)$").expect("static regex")
 });
@@ -247,7 +301,11 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         wanted.push(w);
     }
     if wanted.is_empty() {
-        return structure_report(ctx);
+        match unnamed_structure(ctx) {
+            NameRequest::Named(kind, name) => wanted.push((kind, name)),
+            NameRequest::Unnamed(kind) => return Ok(ask_for_name(ctx, &kind)),
+            NameRequest::Neither => return structure_report(ctx),
+        }
     }
     if !may_add_structure(ctx) {
         return Ok(structure_declined(ctx, &wanted));
@@ -463,6 +521,12 @@ pub fn onboarding(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let index = master_index(ctx);
     let heading = index_heading(ctx);
     ensure_file(ctx, &index, &heading, &mut made)?;
+    // answers from the chat interview: the profile and the areas are the user's own
+    let interviewed = ctx.chat.answers.clone();
+    let mut areas = Vec::new();
+    if let Some(answers) = &interviewed {
+        areas = super::onboard::apply(ctx, answers, &mut made)?;
+    }
     ensure_file(
         ctx,
         &format!("{}/user-profile.md", f.meta),
@@ -479,8 +543,8 @@ pub fn onboarding(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         &mut made,
     )?;
     let first = ctx.step.message.lines().next().unwrap_or("").to_string();
-    let mut areas = Vec::new();
-    if let Some(c) = AREAS_LIST.captures(&first)
+    if interviewed.is_none()
+        && let Some(c) = AREAS_LIST.captures(&first)
         && let Some(m) = c.get(1)
     {
         for part in m.as_str().split([',', ';']).flat_map(|p| p.split(" and ")) {
@@ -490,8 +554,10 @@ pub fn onboarding(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             }
         }
     }
-    for a in &areas {
-        made.extend(scaffold_area(ctx, a)?);
+    if interviewed.is_none() {
+        for a in &areas {
+            made.extend(scaffold_area(ctx, a)?);
+        }
     }
     if !made.is_empty() {
         common::log_change(ctx, "onboarding", &format!("created {} items", made.len()))?;
@@ -505,10 +571,12 @@ pub fn onboarding(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             out.push_str(&format!("- {m}\n"));
         }
     }
-    out.push_str(&format!(
-        "\nEdit `{}/user-profile.md` to tell the crew about yourself.\n",
-        f.meta
-    ));
+    if interviewed.is_none() {
+        out.push_str(&format!(
+            "\nEdit `{}/user-profile.md` to tell the crew about yourself, or run `crew chat` and say \"set up the vault\" to be asked.\n",
+            f.meta
+        ));
+    }
     Ok(NativeOutput {
         postit: format!("onboarding {}: areas {}", ctx.today(), areas.join(", ")),
         text: out,

@@ -11,11 +11,13 @@ pub mod fixes;
 pub mod librarian;
 pub mod moc;
 pub mod modelonly;
+pub mod onboard;
 pub mod planner;
 pub mod postman;
 pub mod scribe;
 pub mod seeker;
 pub mod sorter;
+pub mod timeframe;
 
 use chrono::NaiveDateTime;
 
@@ -42,6 +44,8 @@ pub struct Ctx<'a> {
     pub fix_only: Vec<fixes::FixKind>,
     /// Figures for `--json` beside the text (e.g. each fix of the nightly maintenance).
     pub data: Option<serde_json::Value>,
+    /// What a `crew chat` turn adds (empty for one-shot requests).
+    pub chat: &'a crate::chat::ChatInput,
 }
 
 impl Ctx<'_> {

@@ -129,6 +129,35 @@ pub fn parse_query(raw: &str) -> Query {
     q
 }
 
+/// Words that narrow earlier results without naming a topic ("only the ones from …").
+const REFINING_WORDS: &[&str] = &[
+    "only",
+    "just",
+    "ones",
+    "one",
+    "those",
+    "these",
+    "them",
+    "that",
+    "which",
+    "from",
+    "with",
+    "were",
+    "was",
+    "among",
+    "solo",
+    "quelli",
+    "quelle",
+    "nur",
+    "die",
+    "seulement",
+    "ceux",
+    "celles",
+    "apenas",
+    "los",
+    "las",
+];
+
 /// Drops the words that only say "search for" from a natural-language request.
 pub fn strip_intent(q: &mut Query) {
     let kept: Vec<String> = q
@@ -363,19 +392,64 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         "zeitachse",
         "cronologia",
     ]);
-    let mut q = parse_query(&request);
+    // "from this year", "last month": date filters said in words
+    let span = super::timeframe::find(&request, ctx.now.date());
+    let mut q = parse_query(span.as_ref().map_or(request.as_str(), |s| s.rest.as_str()));
+    if let Some(s) = &span {
+        q.after = q.after.or(Some(s.after));
+        q.before = q.before.or(Some(s.before));
+    }
     strip_intent(&mut q);
+    let within = ctx.chat.within.as_deref();
+    if within.is_some() {
+        // "only the ones …" refines the earlier results: those words name no topic
+        q.terms.retain(|t| !REFINING_WORDS.contains(&t.as_str()));
+    }
+    let limit = if within.is_some() {
+        vault.notes.len()
+    } else {
+        20
+    };
     let mut hits = search(
         vault,
         &*ctx.gate,
         &ctx.config.folders,
         &q,
-        20,
+        limit,
         ctx.now.date(),
     );
-    let shown = q.terms.join(" ");
+    if let Some(earlier) = within {
+        hits.retain(|h| earlier.contains(&h.path));
+        if q.terms.is_empty() {
+            // nothing new to rank by: keep the order the user already saw
+            hits.sort_by_key(|h| earlier.iter().position(|p| *p == h.path));
+        }
+    }
+    ctx.data = Some(serde_json::json!({
+        "hits": hits.iter().map(|h| h.path.clone()).collect::<Vec<_>>(),
+    }));
+    let mut shown = q.terms.join(" ");
+    if let Some(s) = &span {
+        shown = format!("{shown} {} to {}", s.after, s.before)
+            .trim()
+            .to_string();
+    }
     let mut out = String::new();
-    if timeline {
+    if let Some(earlier) = within {
+        out.push_str(&format!(
+            "## {} of the {} earlier results{}\n\n",
+            hits.len(),
+            earlier.len(),
+            if shown.is_empty() {
+                String::new()
+            } else {
+                format!(" (\"{shown}\")")
+            }
+        ));
+        for (i, h) in hits.iter().enumerate() {
+            out.push_str(&format!("{}. [[{}]] — `{}`\n", i + 1, h.title, h.path));
+        }
+    } else if timeline {
         hits.sort_by_key(|h| vault.note(&h.path).and_then(common::last_touched));
         out.push_str(&format!("## Timeline of \"{shown}\"\n\n"));
         for h in &hits {
@@ -406,7 +480,9 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             }
         }
     }
-    if hits.is_empty() {
+    if hits.is_empty() && within.is_some() {
+        out.push_str("None of the earlier results fits; they are kept for the next question.\n");
+    } else if hits.is_empty() {
         out.push_str("Nothing matched. Try fewer words, another spelling, or a filter such as `tag:` or `type:`.\n");
     }
     // broken links among the results are the librarian's business

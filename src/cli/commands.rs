@@ -262,7 +262,16 @@ pub fn ask(g: &Global, message: &str, flags: AskFlags) -> anyhow::Result<u8> {
             "preview": report.preview,
         }))?;
     } else {
-        out(&render::report_text(&report))?;
+        let mut text = render::report_text(&report);
+        if let Some(step) = report.chain.steps.last()
+            && let Some(q) = crew::dispatch::question::parse(&step.output)
+        {
+            text.push_str(&format!(
+                "\nThe {} asks: {}\nA one-shot request cannot answer; `crew chat` can.\n",
+                step.agent, q.ask
+            ));
+        }
+        out(&text)?;
     }
     Ok(if report.chain.failed() || report.unreadable > 0 {
         1
@@ -614,14 +623,18 @@ pub fn log(g: &Global, last: usize) -> anyhow::Result<u8> {
         let mut s = String::new();
         for r in &runs {
             s.push_str(&format!(
-                "{}  {}  \"{}\"  → {}  [{}]  {} change(s){}\n",
+                "{}  {}  \"{}\"  → {}  [{}]  {} change(s){}{}\n",
                 r.run_id,
                 r.at.get(..19).unwrap_or(&r.at),
                 r.message,
                 r.route,
                 r.agents.join(", "),
                 r.operations,
-                if r.dry_run { " (dry run)" } else { "" }
+                if r.dry_run { " (dry run)" } else { "" },
+                r.session
+                    .as_deref()
+                    .map(|s| format!("  session {s}"))
+                    .unwrap_or_default()
             ));
         }
         if runs.is_empty() {

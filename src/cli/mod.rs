@@ -1,6 +1,7 @@
 //! Flags and subcommands, and the mapping of errors to exit codes.
 
 mod agents;
+mod chat;
 mod commands;
 mod render;
 
@@ -94,6 +95,14 @@ pub enum Command {
         /// would change notes only shows its plan).
         #[arg(long, short = 'y')]
         yes: bool,
+    },
+    /// A conversation with the crew: each line a request that remembers the earlier ones.
+    /// Without a terminal, one turn per input line and the answers on stdout.
+    Chat {
+        /// Go on with an earlier session (default: the latest); `crew log` shows the session
+        /// of each run.
+        #[arg(long, value_name = "ID", num_args = 0..=1)]
+        resume: Option<Option<String>>,
     },
     /// The routing decision only, no side effects.
     Route {
@@ -322,7 +331,7 @@ fn vault_access(command: &Command) -> Option<Access> {
         Command::Init { .. } | Command::Demo { .. } | Command::Route { .. } => None,
         Command::Ask { dry_run, .. } | Command::Maintain { dry_run, .. } => write_unless(*dry_run),
         Command::Undo { dry_run, .. } => write_unless(*dry_run),
-        Command::Watch { .. } => Some(Access::Write),
+        Command::Watch { .. } | Command::Chat { .. } => Some(Access::Write),
         Command::Triage {
             calibrate,
             evaluate,
@@ -383,6 +392,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             },
         ),
         Command::Route { message } => commands::route(&g, &message.join(" ")),
+        Command::Chat { resume } => chat::chat(&g, resume),
         Command::Agents { action } => agents::agents(&g, action),
         Command::Skills { action } => agents::skills(&g, action),
         Command::State { action } => commands::state(&g, action),

@@ -299,7 +299,13 @@ pub fn run(
             }
         }
         pending = keep;
-        if report.steps.last().is_some_and(|s| s.error.is_some()) {
+        // a failed step ends the request; so does a question: the user answers before anyone
+        // else runs, and what was suggested waits (deferred) with its phrase
+        if report
+            .steps
+            .last()
+            .is_some_and(|s| s.error.is_some() || super::question::parse(&s.output).is_some())
+        {
             break;
         }
         // a read-only request does not start writers: they wait for the user
@@ -527,6 +533,18 @@ mod tests {
             r.deferred[0].phrase, "check the vault",
             "the trigger closest to the reason"
         );
+    }
+
+    #[test]
+    fn a_question_stops_the_chain_and_its_suggestions_wait() {
+        let asks = format!(
+            "{}### Question for the user\n- **Ask**: Which project?\n",
+            suggest("architect", "no area")
+        );
+        let (r, _) = run_with((Kind::Agent, "scribe"), &[("scribe", &asks)], 3);
+        assert_eq!(r.chain(), vec!["scribe"]);
+        assert_eq!(r.deferred.len(), 1);
+        assert_eq!(r.deferred[0].agent, "architect");
     }
 
     #[test]

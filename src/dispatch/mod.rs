@@ -4,6 +4,7 @@
 pub mod chain;
 pub mod intent;
 pub mod normalize;
+pub mod question;
 pub mod request;
 pub mod route;
 pub mod scorer;

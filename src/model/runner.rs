@@ -18,6 +18,10 @@ pub struct AgentRun<'a> {
     pub user_profile: String,
     pub today: chrono::NaiveDate,
     pub max_tool_calls: usize,
+    /// Earlier turns of a chat, oldest first: ("user" | "crew", text).
+    pub conversation: &'a [(String, String)],
+    /// A user is there to answer: the agent may end with a question block.
+    pub interactive: bool,
 }
 
 /// What a model run produced.
@@ -64,12 +68,30 @@ pub fn system_prompt(run: &AgentRun, folders: &Folders) -> String {
             .filter(|p| !p.trim().is_empty())
             .unwrap_or("(empty)")
     ));
+    if run.interactive {
+        s.push_str(&format!(
+            "\n## Asking the user\nThis is a conversation: the earlier turns come first. When you cannot go on without the user, end your answer with a block `{}` holding one line `- **Ask**: your question`; the user's next line comes back to you as the answer.\n",
+            crate::dispatch::question::HEADING
+        ));
+    }
     s.push_str("\n## Your answer\nAnswer the user directly, in their language. To hand work to another agent, end with `### Suggested next agent` blocks (Agent, Reason, Context). Last, add a `### Post-it` section of at most 30 lines: what your next run needs to know.\n");
     s
 }
 
 fn messages(run: &AgentRun) -> Vec<Message> {
-    let mut m = vec![Message::User(run.step.message.clone())];
+    let mut m = Vec::new();
+    // the chat so far, as the turns it was, so the model reads it as a conversation
+    for (who, text) in run.conversation {
+        if who == "user" {
+            m.push(Message::User(text.clone()));
+        } else {
+            m.push(Message::Assistant {
+                text: text.clone(),
+                tool_calls: Vec::new(),
+            });
+        }
+    }
+    m.push(Message::User(run.step.message.clone()));
     for (agent, answer) in &run.step.earlier {
         m.push(Message::Assistant {
             text: format!("[{agent}]\n{answer}"),
@@ -326,6 +348,8 @@ mod tests {
             user_profile: String::new(),
             today: chrono::NaiveDate::from_ymd_opt(2026, 11, 30).expect("date"),
             max_tool_calls: cap,
+            conversation: &[],
+            interactive: false,
         }
     }
 

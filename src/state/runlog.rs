@@ -64,6 +64,9 @@ pub struct RunSummary {
     pub agents: Vec<String>,
     pub operations: usize,
     pub dry_run: bool,
+    /// The `crew chat` session the run was a turn of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
 }
 
 /// Past runs, newest first.
@@ -91,6 +94,7 @@ pub fn list(state_dir: &Path) -> Vec<RunSummary> {
             agents: Vec::new(),
             operations: 0,
             dry_run: false,
+            session: None,
         };
         for line in text.lines() {
             let Ok(v) = serde_json::from_str::<Value>(line) else {
@@ -102,6 +106,10 @@ pub fn list(state_dir: &Path) -> Vec<RunSummary> {
                     s.at = get("at");
                     s.message = get("message");
                     s.dry_run = v.get("dry_run").and_then(|x| x.as_bool()).unwrap_or(false);
+                    s.session = v
+                        .get("session")
+                        .and_then(|x| x.as_str())
+                        .map(str::to_string);
                 }
                 "route" => s.route = format!("{} {}", get("kind"), get("name")),
                 "step" => s.agents.push(get("agent")),
