@@ -418,7 +418,7 @@ fn a_model_agent_asks_and_gets_the_next_line_with_the_conversation() {
         .with_body(ASKS)
         .expect(1)
         .create();
-    // the answer comes back to the scribe with the earlier turn and its question
+    // the answer comes back to the transcriber with the earlier turn and its question
     let second = server
         .mock("POST", "/v1/chat/completions")
         .match_body(Matcher::AllOf(vec![
@@ -438,7 +438,7 @@ fn a_model_agent_asks_and_gets_the_next_line_with_the_conversation() {
         v.path(),
         &[],
         &[
-            "@scribe remember the boiler service in May",
+            "@transcriber remember the boiler service in May",
             "in the basement",
         ],
         &[
@@ -453,7 +453,7 @@ fn a_model_agent_asks_and_gets_the_next_line_with_the_conversation() {
         turns[0]["question"]["question"]["ask"],
         "Which room is the boiler in?"
     );
-    assert_eq!(turns[1]["chain"][0]["agent"], "scribe");
+    assert_eq!(turns[1]["chain"][0]["agent"], "transcriber");
     assert!(output(&turns[1]).contains("Saved: the boiler is in the basement."));
 }
 
@@ -640,7 +640,7 @@ fn ctrl_c_cancels_the_running_turn_and_undoes_what_it_wrote() {
         ],
     );
     let mut stdin = child.stdin.take().expect("stdin");
-    stdin.write_all(b"@scribe save: hello\n").expect("write");
+    stdin.write_all(b"@transcriber save: hello\n").expect("write");
     stdin.flush().expect("flush");
     wait_for(&arrived);
     let lines = stderr_lines(&mut child);
