@@ -9,6 +9,7 @@ pub mod analysis;
 pub mod chat;
 pub mod crew;
 pub mod dispatch;
+pub mod doctor;
 pub mod evaluate;
 pub mod gate;
 pub mod model;

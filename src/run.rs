@@ -10,7 +10,7 @@ use serde_json::json;
 use crate::agents::{self, Ctx};
 use crate::crew::root::Access;
 use crate::crew::{Crew, Executor as DeclaredExecutor, Kind, ModelSpec};
-use crate::dispatch::chain::{self, ChainReport, Executor, Step, StepOutput};
+use crate::dispatch::chain::{self, ChainReport, Executor, RanOn, Step, StepOutput};
 use crate::dispatch::{Decider, Route, Router};
 use crate::gate::{Gate, Policy};
 use crate::state::journal::Journal;
@@ -246,7 +246,7 @@ impl Executor for CrewExecutor<'_> {
             .is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst))
         {
             return StepOutput {
-                executor: "native".into(),
+                executor: RanOn::Native,
                 output: format!("**{} did not run:** the turn was cancelled.\n", step.name),
                 error: Some("cancelled".into()),
                 ..StepOutput::default()
@@ -262,7 +262,7 @@ impl Executor for CrewExecutor<'_> {
         let previous = postit::read(&self.gate, &states, &owner);
         let model = self.model_for(step);
         let mut out = StepOutput {
-            executor: "native".into(),
+            executor: RanOn::Native,
             ..StepOutput::default()
         };
         // `--model` is the user's explicit choice for this request: it runs as asked, and its
@@ -284,7 +284,7 @@ impl Executor for CrewExecutor<'_> {
                         };
                         match self.run_model(&rest, m, Some(first.postit.clone()), &mut out) {
                             Ok(second) => {
-                                out.executor = "model".into();
+                                out.executor = RanOn::Model;
                                 out.model = Some(m.clone());
                                 Ok(agents::NativeOutput {
                                     text: format!("{}\n\n{}", first.text, second.text),
@@ -307,7 +307,7 @@ impl Executor for CrewExecutor<'_> {
                 }
             }
             (Some(m), native) => {
-                out.executor = "model".into();
+                out.executor = RanOn::Model;
                 out.model = Some(m.clone());
                 match (self.run_model(step, m, previous.clone(), &mut out), native) {
                     (Ok(done), _) => Ok(done),
@@ -316,7 +316,7 @@ impl Executor for CrewExecutor<'_> {
                         // the answer says so
                         tracing::warn!("{}: model {m} failed ({e}); running natively", step.name);
                         let partial = std::mem::take(&mut out.output);
-                        out.executor = "native".into();
+                        out.executor = RanOn::Native;
                         out.model = None;
                         let note = format!(
                             "**The model `{m}` failed ({e}); {} ran natively instead.**\n\n",
@@ -473,7 +473,7 @@ pub fn ask(
     ));
     // a guess never writes: the agent shows its plan and the command that applies it
     let preview =
-        (!opts.dry_run && !opts.yes && route.guessed() && crew.writes(route.kind(), &route.name))
+        (!opts.dry_run && !opts.yes && route.guessed() && crew.writes(route.kind, &route.name))
             .then(|| Preview::of(&route, message));
     if let Some(p) = &preview {
         progress(&format!("⇢ {}", p.why));
@@ -563,7 +563,7 @@ pub fn ask(
     };
     let report = chain::run(
         crew,
-        (route.kind(), route.name.clone()),
+        (route.kind, route.name.clone()),
         message,
         depth,
         &mut exec,

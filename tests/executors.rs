@@ -192,3 +192,42 @@ fn doctor_says_what_runs_offline_and_flags_missing_folder_roles() {
         "{text}"
     );
 }
+
+#[test]
+fn doctor_json_carries_the_figures_not_formatted_lines() {
+    let v = sample_vault();
+    let out = crew(v.path())
+        .args(["doctor", "--json"])
+        .output()
+        .expect("run");
+    let d: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(d["vault_ok"], true, "{d}");
+    assert_eq!(d["agents"], 8);
+    assert!(
+        d["need_model"]
+            .as_array()
+            .expect("need_model")
+            .iter()
+            .any(|n| n == "transcriber"),
+        "{d}"
+    );
+    let inbox = d["folders"]
+        .as_array()
+        .expect("folders")
+        .iter()
+        .find(|f| f["role"] == "inbox")
+        .cloned()
+        .expect("inbox role");
+    assert_eq!(inbox["exists"], true, "{inbox}");
+    let sorter = d["routes"]
+        .as_array()
+        .expect("routes")
+        .iter()
+        .find(|r| r["name"] == "sorter")
+        .cloned()
+        .expect("sorter");
+    assert_eq!(sorter["executor"], "hybrid");
+    assert_eq!(sorter["kind"], "agent");
+    assert_eq!(d["problems"], 0);
+    assert!(d.get("lines").is_none());
+}

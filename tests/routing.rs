@@ -37,7 +37,7 @@ fn check_corpus(crew: &Crew, label: &str, transform: impl Fn(&str) -> String) {
     for (kind, name, message) in &cases {
         let msg = transform(message);
         let r = router.route(crew, &msg, &[], None);
-        if (&r.kind, &r.name) != (kind, name) {
+        if (r.kind.as_str(), &r.name) != (kind.as_str(), name) {
             wrong.push(format!(
                 "{msg:?}: expected {kind} {name}, got {} {} ({})",
                 r.kind, r.name, r.reason

@@ -43,8 +43,7 @@ pub const KEPT_TURNS: usize = 32;
 /// An agent's question that waits for the user's next line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pending {
-    /// "agent" or "skill".
-    pub kind: String,
+    pub kind: Kind,
     pub agent: String,
     pub question: Question,
 }
@@ -322,7 +321,7 @@ impl Session {
             // the offline router only: a phrase that surely names an agent or skill wins
             let r = crate::dispatch::Router::new(crew).route(crew, line, &opts.history, None);
             let decided = !r.guessed();
-            if decided && r.kind() == Kind::Skill && interview::FLOWS.contains(&r.name.as_str()) {
+            if decided && r.kind == Kind::Skill && interview::FLOWS.contains(&r.name.as_str()) {
                 return Ok(self.start_interview(crew, &r.name, line));
             }
             // "only the ones …" narrows the last results, unless it plainly asks someone else
@@ -382,7 +381,7 @@ impl Session {
             && let Some(q) = crate::dispatch::question::parse(&last.output)
         {
             self.state.pending = Some(Pending {
-                kind: last.kind.clone(),
+                kind: last.kind,
                 agent: last.agent.clone(),
                 question: q,
             });

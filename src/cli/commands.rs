@@ -6,7 +6,7 @@ use anyhow::bail;
 use serde_json::json;
 
 use super::{Failed, Global, ScheduleAction, StateAction, VaultAction, out, out_json, render};
-use crew::crew::{Crew, Executor, Kind, ModelSpec};
+use crew::crew::Crew;
 use crew::run::{self, Options};
 use crew::vault::Vault;
 use crew::vault::stats::VaultStats;
@@ -647,153 +647,14 @@ pub fn log(g: &Global, last: usize) -> anyhow::Result<u8> {
 
 pub fn doctor(g: &Global) -> anyhow::Result<u8> {
     let vault_path = g.vault_path();
-    let mut problems = 0;
-    let mut lines = Vec::new();
-    let vault_ok = vault_path.is_dir();
-    lines.push(format!(
-        "vault       {} {}",
-        vault_path.display(),
-        if vault_ok { "ok" } else { "MISSING" }
-    ));
-    if !vault_ok {
-        problems += 1;
-    }
     let crew = Crew::load(&vault_path, g.crew_dir.as_deref())?;
-    let source = match &crew.source {
-        crew::crew::CrewSource::Dir(d) => d.display().to_string(),
-        crew::crew::CrewSource::Builtin => "built-in crew".into(),
-    };
-    let errors = crew.errors().count();
-    problems += errors;
-    lines.push(format!(
-        "crew        {source}: {} agents, {} skills, {errors} error(s)",
-        crew.agents.len(),
-        crew.skills.len()
-    ));
-    lines.push(format!(
-        "config      {}",
-        crew.config_file
-            .as_deref()
-            .unwrap_or("defaults (no config.yaml)")
-    ));
-    let roles = crew.config.folders.roles();
-    let missing: Vec<String> = roles
-        .iter()
-        .filter(|(_, f)| !Path::new(&vault_path).join(f).is_dir())
-        .map(|(r, f)| format!("{r}={f}"))
-        .collect();
-    let folders: Vec<String> = roles
-        .iter()
-        .map(|(r, f)| {
-            format!(
-                "{r}={f}{}",
-                if Path::new(&vault_path).join(f).is_dir() {
-                    ""
-                } else {
-                    " (missing)"
-                }
-            )
-        })
-        .collect();
-    lines.push(format!("folders     {}", folders.join(", ")));
-    if vault_ok && !missing.is_empty() {
-        // agents file into and report from these folders: without them filing stops at the
-        // inbox and reports have nowhere to go
-        problems += 1;
-        lines.push(format!(
-            "            {} folder role(s) have no folder ({}): create them, or map the roles to your own folders under `folders:` in {}",
-            missing.len(),
-            missing.join(", "),
-            crew.config_file.as_deref().unwrap_or(".crew/config.yaml")
-        ));
-    }
-    for tier in ["low", "mid", "high"] {
-        match crew.config.models.get(tier) {
-            Some(id) => match crew::model::provider::check(id, &crew.config) {
-                Ok(c) => {
-                    let key = match c.key_set {
-                        Some(true) => format!("{} set", c.key_var),
-                        Some(false) => format!("{} NOT SET", c.key_var),
-                        None => "no key needed".into(),
-                    };
-                    let server = match c.reachable {
-                        Some(true) => format!("; server at {} answers", c.base_url),
-                        Some(false) => format!("; server at {} does NOT answer", c.base_url),
-                        None => format!("; {}", c.base_url),
-                    };
-                    if !c.ok() {
-                        problems += 1;
-                    }
-                    lines.push(format!(
-                        "tier {tier:<6} {id} via {}; {key}{server}",
-                        c.provider
-                    ));
-                }
-                Err(e) => {
-                    problems += 1;
-                    lines.push(format!("tier {tier:<6} {id}: {e}"));
-                }
-            },
-            None => lines.push(format!(
-                "tier {tier:<6} no model: agents of this tier run natively"
-            )),
-        }
-    }
-    let mut per_agent = Vec::new();
-    let mut needs_model = Vec::new();
-    let kinds = crew
-        .agents
-        .iter()
-        .map(|d| (Kind::Agent, d))
-        .chain(crew.skills.iter().map(|d| (Kind::Skill, d)));
-    for (kind, d) in kinds {
-        let model = match &d.model {
-            ModelSpec::Native => None,
-            ModelSpec::Tier(t) => crew.config.models.get(t).cloned(),
-            ModelSpec::Id(id) => Some(id.clone()),
-        };
-        let executor = crew.executor(kind, &d.name);
-        if executor == Executor::Model {
-            // offline means without any model: a mapped model is still a model
-            needs_model.push(d.name.clone());
-        }
-        let exec = match (executor, model) {
-            (Executor::Native, _) | (Executor::Hybrid, None) => "native".to_string(),
-            (Executor::Hybrid, Some(m)) => format!("native, then model {m} for what is left"),
-            (Executor::Model, Some(m)) => format!("model {m} (native when it fails)"),
-            (Executor::Model, None) => "needs a model (none mapped)".to_string(),
-        };
-        per_agent.push(format!("{}: {exec}", d.name));
-    }
-    let total = crew.agents.len() + crew.skills.len();
-    lines.push(format!(
-        "offline     {} of {total} agents and skills work without a model{}",
-        total - needs_model.len(),
-        if needs_model.is_empty() {
-            String::new()
-        } else {
-            format!("; these need one: {}", needs_model.join(", "))
-        }
-    ));
-    lines.push(format!("executors   {}", per_agent.join(", ")));
+    let report = crew::doctor::check(&vault_path, &crew);
     if g.json {
-        out_json(&json!({"problems": problems, "lines": lines, "diagnostics": crew.diagnostics}))?;
+        out_json(&report)?;
     } else {
-        let mut s = lines.join("\n");
-        for d in &crew.diagnostics {
-            s.push_str(&format!("\n  {d}"));
-        }
-        s.push_str(&format!(
-            "\n{}\n",
-            if problems == 0 {
-                "All good."
-            } else {
-                "Some things need attention (above)."
-            }
-        ));
-        out(&s)?;
+        out(&report.text())?;
     }
-    Ok(if problems == 0 { 0 } else { 1 })
+    Ok(if report.problems == 0 { 0 } else { 1 })
 }
 
 pub fn undo(g: &Global, run: Option<String>, dry_run: bool) -> anyhow::Result<u8> {

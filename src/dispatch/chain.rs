@@ -32,11 +32,29 @@ pub struct Step {
     pub earlier: Vec<(String, String)>,
 }
 
+/// What did a step's work: crew's own code or a language model.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RanOn {
+    #[default]
+    Native,
+    Model,
+}
+
+impl std::fmt::Display for RanOn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RanOn::Native => "native",
+            RanOn::Model => "model",
+        })
+    }
+}
+
 /// What one agent run produced.
 #[derive(Debug, Clone, Default)]
 pub struct StepOutput {
     pub output: String,
-    pub executor: String,
+    pub executor: RanOn,
     pub model: Option<String>,
     pub operations: Vec<Operation>,
     /// Set when the run failed; the output then explains what to do.
@@ -64,8 +82,8 @@ pub trait Executor {
 #[derive(Debug, Clone, Serialize)]
 pub struct StepRecord {
     pub agent: String,
-    pub kind: String,
-    pub executor: String,
+    pub kind: Kind,
+    pub executor: RanOn,
     pub model: Option<String>,
     pub output: String,
     pub suggestions: Vec<NextAgent>,
@@ -237,7 +255,7 @@ pub fn run(
         };
         report.steps.push(StepRecord {
             agent: name.clone(),
-            kind: kind.as_str().to_string(),
+            kind,
             executor: out.executor,
             model: out.model,
             output: out.output,
@@ -273,7 +291,7 @@ pub fn run(
         let ran_sources: Vec<String> = report
             .steps
             .iter()
-            .filter(|s| s.kind == "skill")
+            .filter(|s| s.kind == Kind::Skill)
             .map(|s| crew.postit_owner(Kind::Skill, &s.agent))
             .collect();
         let mut keep = Vec::new();
@@ -383,7 +401,7 @@ mod tests {
                     .get(&step.name)
                     .cloned()
                     .unwrap_or_else(|| "ok".into()),
-                executor: "native".into(),
+                executor: RanOn::Native,
                 ..StepOutput::default()
             }
         }
@@ -633,8 +651,8 @@ mod tests {
         let steps: Vec<StepRecord> = (0..20)
             .map(|i| StepRecord {
                 agent: format!("a{i}"),
-                kind: "agent".into(),
-                executor: "native".into(),
+                kind: Kind::Agent,
+                executor: RanOn::Native,
                 model: None,
                 output: "x".repeat(5_000),
                 suggestions: vec![],

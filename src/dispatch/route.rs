@@ -11,7 +11,7 @@ use crate::crew::{Crew, Kind};
 /// Where a message goes, and why. Printed, logged and returned by `crew route --json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Route {
-    pub kind: String,
+    pub kind: Kind,
     pub name: String,
     pub reason: String,
     /// The trigger phrase or rule that decided.
@@ -62,7 +62,7 @@ impl Route {
         matched: impl Into<String>,
     ) -> Route {
         Route {
-            kind: kind.as_str().to_string(),
+            kind,
             name: name.to_string(),
             reason: reason.into(),
             matched: matched.into(),
@@ -78,14 +78,6 @@ impl Route {
             self.by,
             Decider::Classifier | Decider::Scorer | Decider::Default
         )
-    }
-
-    pub fn kind(&self) -> Kind {
-        if self.kind == "skill" {
-            Kind::Skill
-        } else {
-            Kind::Agent
-        }
     }
 }
 
@@ -295,7 +287,7 @@ impl Router {
                 )
             },
             None => Route {
-                kind: "agent".into(),
+                kind: Kind::Agent,
                 name: String::new(),
                 reason: format!("no default route is declared: {why}"),
                 matched: String::new(),
@@ -357,7 +349,7 @@ pub fn resolve_classifier_answer(
             )
         },
         None => Route {
-            kind: "agent".into(),
+            kind: Kind::Agent,
             name: String::new(),
             reason: format!("classifier {why}; no default route"),
             matched: String::new(),
