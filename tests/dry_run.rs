@@ -76,6 +76,16 @@ fn the_nightly_fix_dry_run_lists_what_the_real_run_applies() {
     let done = json_of(crew(real.path()).args(["maintain", "--fix", "--json"]));
     assert_eq!(planned["fixes"], done["fixes"]);
     assert_eq!(planned["fixes"].as_array().map(Vec::len), Some(2));
+    // the figures are data, the same in both
+    assert_eq!(planned["health_score"], done["health_score"]);
+    assert!(done["health_score"].as_u64().is_some(), "{done}");
+    assert_eq!(done["counts"]["notes"], 4, "{done}");
+    assert!(
+        done["report_note"]
+            .as_str()
+            .is_some_and(|p| p.ends_with("Vault Health.md")),
+        "{done}"
+    );
     // the same report, but for saying what would be done
     let said = |j: &serde_json::Value| {
         j["report"]

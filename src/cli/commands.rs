@@ -497,6 +497,9 @@ pub fn maintain(
     if g.json {
         out_json(&json!({
             "attention": r.attention, "run_id": r.run_id, "dry_run": r.dry_run,
+            "health_score": data.get("health_score"), "verdict": data.get("verdict"),
+            "previous_score": data.get("previous_score"), "report_note": data.get("report_note"),
+            "counts": data.get("counts"),
             "fixes": fixes, "held": held, "report": text, "deferred": r.chain.deferred,
         }))?;
     } else if report {

@@ -63,6 +63,30 @@ pub fn vault_audit(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let trend = trend(score, prev.as_ref(), &report_path);
     let body = report_note(&a, score, v, &trend, &ctx.today(), &done, &held);
     ctx.gate.write(&report_path, body.as_bytes())?;
+    ctx.data = Some(serde_json::json!({
+        "health_score": score,
+        "verdict": v,
+        "previous_score": prev.as_ref().map(|(_, p)| p),
+        "report_note": report_path,
+        "counts": {
+            "notes": a.notes,
+            "links": a.links,
+            "broken_links": a.broken.len(),
+            "broken_with_safe_fix": a.broken.iter().filter(|b| b.likely.len() == 1).count(),
+            "ambiguous_links": a.ambiguous.len(),
+            "orphans": a.orphans.len(),
+            "duplicate_names": a.duplicate_names.len(),
+            "identical": a.identical.len(),
+            "near_duplicates": a.near_duplicates.len(),
+            "without_frontmatter": a.without_frontmatter.len(),
+            "frontmatter_errors": a.frontmatter_errors.len(),
+            "missing_keys": a.missing_keys.len(),
+            "inbox": a.inbox,
+            "inbox_old": a.inbox_old.len(),
+        },
+        "fixes": done,
+        "held": held,
+    }));
     common::log_change(
         ctx,
         "librarian",
