@@ -129,10 +129,7 @@ impl CrewExecutor<'_> {
         if !self.crew.executor(step.kind, &step.name).uses_models() {
             return None;
         }
-        let def = match step.kind {
-            Kind::Agent => self.crew.agent(&step.name),
-            Kind::Skill => self.crew.skill(&step.name),
-        }?;
+        let def = self.crew.definition(step.kind, &step.name)?;
         match &def.model {
             ModelSpec::Native => None,
             ModelSpec::Tier(t) => self.crew.config.models.get(t).cloned(),
@@ -150,11 +147,10 @@ impl CrewExecutor<'_> {
         postit: Option<String>,
         out: &mut StepOutput,
     ) -> Result<agents::NativeOutput, String> {
-        let def = match step.kind {
-            Kind::Agent => self.crew.agent(&step.name),
-            Kind::Skill => self.crew.skill(&step.name),
-        }
-        .ok_or_else(|| format!("{} has no definition", step.name))?;
+        let def = self
+            .crew
+            .definition(step.kind, &step.name)
+            .ok_or_else(|| format!("{} has no definition", step.name))?;
         let (backend, model) = crate::model::HttpBackend::for_model(model_id, &self.crew.config)
             .map_err(|e| format!("{} cannot run on `{model_id}`: {e}", step.name))?;
         let folders = &self.crew.config.folders;

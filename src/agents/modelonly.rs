@@ -2,16 +2,13 @@
 //! interview): without a model they explain exactly what to configure.
 
 use super::{Ctx, NativeOutput};
-use crate::crew::{Kind, ModelSpec};
+use crate::crew::ModelSpec;
 use crate::gate::GateError;
 
 /// What a model-only route needs, in one paragraph.
 pub fn needs_model_message(ctx: &Ctx) -> String {
     let step = ctx.step;
-    let def = match step.kind {
-        Kind::Agent => ctx.crew.agent(&step.name),
-        Kind::Skill => ctx.crew.skill(&step.name),
-    };
+    let def = ctx.crew.definition(step.kind, &step.name);
     let tier = match def.map(|d| &d.model) {
         Some(ModelSpec::Tier(t)) => t.clone(),
         _ => "mid".to_string(),

@@ -387,10 +387,7 @@ impl Crew {
     /// Whether an agent or skill may change the vault (it holds `write` or `edit`). Unknown
     /// names count as writers: the careful reading.
     pub fn writes(&self, kind: Kind, name: &str) -> bool {
-        let def = match kind {
-            Kind::Agent => self.agent(name),
-            Kind::Skill => self.skill(name),
-        };
+        let def = self.definition(kind, name);
         def.is_none_or(|d| d.capabilities.iter().any(|c| c == "write" || c == "edit"))
     }
 
@@ -400,6 +397,14 @@ impl Crew {
 
     pub fn skill(&self, name: &str) -> Option<&Definition> {
         self.skills.iter().find(|s| s.name == name)
+    }
+
+    /// The definition of a route: an agent's or a skill's.
+    pub fn definition(&self, kind: Kind, name: &str) -> Option<&Definition> {
+        match kind {
+            Kind::Agent => self.agent(name),
+            Kind::Skill => self.skill(name),
+        }
     }
 
     pub fn is_core(name: &str) -> bool {
@@ -437,10 +442,7 @@ impl Crew {
     /// declaration for the same role (filled in at load), else — a custom agent or skill that
     /// says nothing — a model when it names one, native when it says `model: native`.
     pub fn executor(&self, kind: Kind, name: &str) -> Executor {
-        let def = match kind {
-            Kind::Agent => self.agent(name),
-            Kind::Skill => self.skill(name),
-        };
+        let def = self.definition(kind, name);
         match def {
             Some(d) => d.executor.unwrap_or(match d.model {
                 ModelSpec::Native => Executor::Native,

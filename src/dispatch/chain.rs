@@ -168,10 +168,7 @@ impl ChainReport {
 /// The phrase a user can say to run `name` later: the trigger sharing most words with the
 /// reason (the first trigger on a tie), else `@name`.
 pub fn phrase_for(crew: &Crew, kind: Kind, name: &str, reason: &str) -> String {
-    let def = match kind {
-        Kind::Agent => crew.agent(name),
-        Kind::Skill => crew.skill(name),
-    };
+    let def = crew.definition(kind, name);
     let reason_words: Vec<String> = super::normalize::words(&super::normalize::normalize(reason))
         .filter(|w| w.len() > 2)
         .map(str::to_string)
