@@ -394,3 +394,18 @@ fn a_large_triage_lists_every_filed_note_once_in_its_moc() {
     let related_at = garden.find("## Related MOCs").expect("related section");
     assert!(garden[notes_at..related_at].contains("[[Compost 149]]"));
 }
+
+/// Progress goes to a terminal only: piped stderr (cron, scripts) gets the plain lines and no
+/// spinner frames or terminal control codes.
+#[test]
+fn no_spinner_when_stderr_is_not_a_terminal() {
+    let v = common::sample_vault();
+    let out = crew(v.path())
+        .args(["ask", "vault audit"])
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("→ skill vault-audit"), "{err}");
+    assert!(!err.contains('\u{1b}'), "control codes on a pipe: {err:?}");
+    assert!(!err.contains("working ("), "a spinner on a pipe: {err:?}");
+}

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 use serde_json::json;
 
+use super::progress::Spinner;
 use super::{Failed, Global, ScheduleAction, StateAction, VaultAction, out, out_json, render};
 use crew::crew::Crew;
 use crew::run::{self, Options};
@@ -63,11 +64,6 @@ fn open_vault(g: &Global) -> anyhow::Result<std::mem::ManuallyDrop<Vault>> {
     Ok(std::mem::ManuallyDrop::new(crew::state::open_vault(
         &g.vault_path(),
     )?))
-}
-
-fn progress(json: bool) -> impl FnMut(&str) {
-    let _ = json;
-    |line: &str| eprintln!("{line}")
 }
 
 pub fn init(
@@ -248,8 +244,11 @@ pub fn ask(g: &Global, message: &str, flags: AskFlags) -> anyhow::Result<u8> {
         command: "ask".into(),
         ..Options::default()
     };
-    let mut p = progress(g.json);
-    let report = run::ask(&g.vault_path(), &crew, message, &opts, &mut p)?;
+    let spinner = Spinner::start(g.json, "reading the vault");
+    let report = run::ask(&g.vault_path(), &crew, message, &opts, &mut |l| {
+        spinner.line(l)
+    })?;
+    drop(spinner);
     if g.json {
         out_json(&json!({
             "route": report.route,
@@ -473,14 +472,16 @@ pub fn maintain(
         command: "maintain".into(),
         ..Options::default()
     };
-    let mut quiet = |_: &str| {};
+    // cron mails any output: the spinner shows on a terminal only, the route lines never
+    let spinner = Spinner::start(g.json, "maintaining the vault");
     let r = run::ask(
         &g.vault_path(),
         &crew,
         "vault maintenance",
         &opts,
-        &mut quiet,
+        &mut |_| {},
     )?;
+    drop(spinner);
     let step = r.chain.steps.first();
     let text = step.map(|s| s.output.clone()).unwrap_or_default();
     let data = step.and_then(|s| s.data.clone()).unwrap_or_default();
@@ -546,7 +547,9 @@ pub fn triage(
 ) -> anyhow::Result<u8> {
     let crew = crew_to_run(g)?;
     if let Some(n) = evaluate {
+        let spinner = Spinner::start(g.json, "filing held-out notes on a scratch copy");
         let e = crew::evaluate::evaluate(&g.vault_path(), &crew, n, seed)?;
+        drop(spinner);
         if g.json {
             out_json(&e)?;
         } else {
@@ -564,7 +567,10 @@ pub fn triage(
     }
     if calibrate {
         let vault = open_vault(g)?;
-        let Some(l) = crew::evaluate::calibrate(&vault, &crew) else {
+        let spinner = Spinner::start(g.json, "learning where this vault files its notes");
+        let learned = crew::evaluate::calibrate(&vault, &crew);
+        drop(spinner);
+        let Some(l) = learned else {
             bail!("too few filed notes to learn from (fewer than 5 outside the inbox)");
         };
         let c = &l.calibration;

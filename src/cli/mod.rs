@@ -3,6 +3,7 @@
 mod agents;
 mod chat;
 mod commands;
+mod progress;
 mod render;
 
 use std::io::Write as _;
