@@ -151,33 +151,7 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         |(n, ps)| format!("{n}: {}", ps.join(", ")),
     );
     if consistency {
-        list(
-            &mut out,
-            "Names not following `YYYY-MM-DD — Type — Title`",
-            &a.naming_bad,
-            |p| p.clone(),
-        );
-        list(
-            &mut out,
-            "Missing required keys",
-            &a.missing_keys,
-            |(p, k)| format!("{p}: {}", k.join(", ")),
-        );
-        list(&mut out, "Dates not YYYY-MM-DD", &a.bad_dates, |(p, d)| {
-            format!("{p}: {d}")
-        });
-        list(
-            &mut out,
-            "Tags not lowercase-hyphen",
-            &a.bad_tags,
-            |(p, t)| format!("{p}: #{t}"),
-        );
-        list(
-            &mut out,
-            "Status versus folder",
-            &a.status_mismatch,
-            |(p, w)| format!("{p}: {w}"),
-        );
+        consistency_lists(&mut out, &a);
     }
     fix_lines(&mut out, ctx.gate.is_dry_run(), &done, &held);
     if !ctx.apply && a.broken.iter().any(|b| b.likely.len() == 1) {
@@ -195,6 +169,28 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         ),
         text: out,
     })
+}
+
+/// The consistency lists of the quick check: naming, keys, dates, tags, status.
+fn consistency_lists(out: &mut String, a: &Audit) {
+    list(
+        out,
+        "Names not following `YYYY-MM-DD — Type — Title`",
+        &a.naming_bad,
+        |p| p.clone(),
+    );
+    list(out, "Missing required keys", &a.missing_keys, |(p, k)| {
+        format!("{p}: {}", k.join(", "))
+    });
+    list(out, "Dates not YYYY-MM-DD", &a.bad_dates, |(p, d)| {
+        format!("{p}: {d}")
+    });
+    list(out, "Tags not lowercase-hyphen", &a.bad_tags, |(p, t)| {
+        format!("{p}: #{t}")
+    });
+    list(out, "Status versus folder", &a.status_mismatch, |(p, w)| {
+        format!("{p}: {w}")
+    });
 }
 
 fn stale_bands(out: &mut String, a: &Audit) {

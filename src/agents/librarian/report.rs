@@ -163,84 +163,7 @@ fn report_note(
         a.orphans.len(),
         a.inbox
     );
-    list(&mut body, "Broken links", &a.broken, |b| {
-        let link = code(&format!("[[{}]]", b.target));
-        match b.likely.as_slice() {
-            [one] => format!(
-                "{link} in {} → likely {}",
-                code(&b.source),
-                code(&format!("[[{}]]", name_of(one)))
-            ),
-            _ => format!("{link} in {}", code(&b.source)),
-        }
-    });
-    list(
-        &mut body,
-        "Ambiguous links (several notes share the name)",
-        &a.ambiguous,
-        |(s, t)| format!("{} in {}", code(&format!("[[{t}]]")), code(s)),
-    );
-    list(&mut body, "Orphans", &a.orphans, |p| code(p));
-    list(
-        &mut body,
-        "Duplicate names",
-        &a.duplicate_names,
-        |(n, ps)| format!("{}: {}", code(n), codes(ps)),
-    );
-    list(&mut body, "Identical content", &a.identical, |ps| {
-        ps.iter().map(|p| code(p)).collect::<Vec<_>>().join(" = ")
-    });
-    list(
-        &mut body,
-        "Near-identical content (word 3-shingle Jaccard ≥ 70 %, template and stock lines left out)",
-        &a.near_duplicates,
-        |(x, y, s)| format!("{} ~ {} ({s} %)", code(x), code(y)),
-    );
-    list(
-        &mut body,
-        "Notes without frontmatter",
-        &a.without_frontmatter,
-        |p| code(p),
-    );
-    list(
-        &mut body,
-        "Frontmatter errors",
-        &a.frontmatter_errors,
-        |(p, e)| format!("{}: {}", code(p), code(e)),
-    );
-    list(
-        &mut body,
-        "Missing required keys",
-        &a.missing_keys,
-        |(p, k)| format!("{}: {}", code(p), k.join(", ")),
-    );
-    list(&mut body, "Dates not YYYY-MM-DD", &a.bad_dates, |(p, d)| {
-        format!("{}: {}", code(p), code(d))
-    });
-    list(
-        &mut body,
-        "Tags not lowercase-hyphen",
-        &a.bad_tags,
-        |(p, t)| format!("{}: {}", code(p), code(&format!("#{t}"))),
-    );
-    list(
-        &mut body,
-        "Status versus folder",
-        &a.status_mismatch,
-        |(p, w)| format!("{}: {w}", code(p)),
-    );
-    list(
-        &mut body,
-        "Names not following the convention",
-        &a.naming_bad,
-        |p| code(p),
-    );
-    list(
-        &mut body,
-        "Inbox notes older than 48 hours",
-        &a.inbox_old,
-        |p| code(p),
-    );
+    findings(&mut body, a);
     if !done.is_empty() || !held.is_empty() {
         body.push_str("## Fixes\n");
         list(&mut body, "Applied", done, |f| {
@@ -265,4 +188,74 @@ fn report_note(
         body.push_str("- Nothing urgent.\n");
     }
     body
+}
+
+/// Every finding of the audit, as lists whose paths, targets and tags are code spans.
+fn findings(body: &mut String, a: &Audit) {
+    list(body, "Broken links", &a.broken, |b| {
+        let link = code(&format!("[[{}]]", b.target));
+        match b.likely.as_slice() {
+            [one] => format!(
+                "{link} in {} → likely {}",
+                code(&b.source),
+                code(&format!("[[{}]]", name_of(one)))
+            ),
+            _ => format!("{link} in {}", code(&b.source)),
+        }
+    });
+    list(
+        body,
+        "Ambiguous links (several notes share the name)",
+        &a.ambiguous,
+        |(s, t)| format!("{} in {}", code(&format!("[[{t}]]")), code(s)),
+    );
+    list(body, "Orphans", &a.orphans, |p| code(p));
+    list(body, "Duplicate names", &a.duplicate_names, |(n, ps)| {
+        format!("{}: {}", code(n), codes(ps))
+    });
+    list(body, "Identical content", &a.identical, |ps| {
+        ps.iter().map(|p| code(p)).collect::<Vec<_>>().join(" = ")
+    });
+    list(
+        body,
+        "Near-identical content (word 3-shingle Jaccard ≥ 70 %, template and stock lines left out)",
+        &a.near_duplicates,
+        |(x, y, s)| format!("{} ~ {} ({s} %)", code(x), code(y)),
+    );
+    list(
+        body,
+        "Notes without frontmatter",
+        &a.without_frontmatter,
+        |p| code(p),
+    );
+    list(
+        body,
+        "Frontmatter errors",
+        &a.frontmatter_errors,
+        |(p, e)| format!("{}: {}", code(p), code(e)),
+    );
+    list(body, "Missing required keys", &a.missing_keys, |(p, k)| {
+        format!("{}: {}", code(p), k.join(", "))
+    });
+    list(body, "Dates not YYYY-MM-DD", &a.bad_dates, |(p, d)| {
+        format!("{}: {}", code(p), code(d))
+    });
+    list(body, "Tags not lowercase-hyphen", &a.bad_tags, |(p, t)| {
+        format!("{}: {}", code(p), code(&format!("#{t}")))
+    });
+    list(
+        body,
+        "Status versus folder",
+        &a.status_mismatch,
+        |(p, w)| format!("{}: {w}", code(p)),
+    );
+    list(
+        body,
+        "Names not following the convention",
+        &a.naming_bad,
+        |p| code(p),
+    );
+    list(body, "Inbox notes older than 48 hours", &a.inbox_old, |p| {
+        code(p)
+    });
 }
