@@ -113,44 +113,8 @@ pub fn evaluate(
         })?;
     let copy = scratch.path().join("vault");
     copy_vault(vault_path, &copy)?;
+    let moved = hold_out(&copy, &crew.config.folders, n, seed)?;
     let folders = &crew.config.folders;
-    let vault = Vault::open(&copy)?;
-    let excluded: rustc_hash::FxHashSet<String> =
-        [&folders.inbox, &folders.templates, &folders.meta]
-            .into_iter()
-            .cloned()
-            .collect();
-    let mut pool: Vec<&str> = vault
-        .notes
-        .iter()
-        .map(|note| note.path.as_str())
-        .filter(|p| {
-            classify::candidate(classify::folder_of(p), &excluded)
-                && !crate::vault::folder_note::is_inside_folder_note(p)
-                && !folders.crew_owned(p)
-        })
-        .collect();
-    classify::shuffle(&mut pool, seed);
-    let inbox = copy.join(&folders.inbox);
-    std::fs::create_dir_all(&inbox).map_err(|source| EvaluateError::Copy {
-        path: inbox.clone(),
-        source,
-    })?;
-    let mut moved: Vec<(String, String)> = Vec::new();
-    for p in pool {
-        if moved.len() >= n {
-            break;
-        }
-        let file = p.rsplit('/').next().unwrap_or(p);
-        let to = inbox.join(file);
-        if to.exists() {
-            continue;
-        }
-        if std::fs::rename(copy.join(p), &to).is_ok() {
-            moved.push((file.to_string(), classify::folder_of(p).to_string()));
-        }
-    }
-    drop(vault);
     let copy_crew = Crew::load(&copy, None)?;
     let opts = Options {
         agent: Some("inbox-triage".into()),
@@ -206,6 +170,53 @@ pub fn evaluate(
         e.precision = e.right as f64 / e.filed as f64;
     }
     Ok(e)
+}
+
+/// Moves `n` random filed notes of the vault copy at `copy` into its inbox: (file name, the
+/// folder it came from).
+fn hold_out(
+    copy: &Path,
+    folders: &crate::crew::Folders,
+    n: usize,
+    seed: u64,
+) -> Result<Vec<(String, String)>, EvaluateError> {
+    let vault = Vault::open(&copy)?;
+    let excluded: rustc_hash::FxHashSet<String> =
+        [&folders.inbox, &folders.templates, &folders.meta]
+            .into_iter()
+            .cloned()
+            .collect();
+    let mut pool: Vec<&str> = vault
+        .notes
+        .iter()
+        .map(|note| note.path.as_str())
+        .filter(|p| {
+            classify::candidate(classify::folder_of(p), &excluded)
+                && !crate::vault::folder_note::is_inside_folder_note(p)
+                && !folders.crew_owned(p)
+        })
+        .collect();
+    classify::shuffle(&mut pool, seed);
+    let inbox = copy.join(&folders.inbox);
+    std::fs::create_dir_all(&inbox).map_err(|source| EvaluateError::Copy {
+        path: inbox.clone(),
+        source,
+    })?;
+    let mut moved: Vec<(String, String)> = Vec::new();
+    for p in pool {
+        if moved.len() >= n {
+            break;
+        }
+        let file = p.rsplit('/').next().unwrap_or(p);
+        let to = inbox.join(file);
+        if to.exists() {
+            continue;
+        }
+        if std::fs::rename(copy.join(p), &to).is_ok() {
+            moved.push((file.to_string(), classify::folder_of(p).to_string()));
+        }
+    }
+    Ok(moved)
 }
 
 /// The learned model's calibration on the vault as it is (nothing moves).
