@@ -180,7 +180,7 @@ fn hold_out(
     n: usize,
     seed: u64,
 ) -> Result<Vec<(String, String)>, EvaluateError> {
-    let vault = Vault::open(&copy)?;
+    let vault = Vault::open(copy)?;
     let excluded: rustc_hash::FxHashSet<String> =
         [&folders.inbox, &folders.templates, &folders.meta]
             .into_iter()
