@@ -114,107 +114,133 @@ pub fn plan(vault: &Path, state_dir: &Path, run: &str) -> Result<Vec<Action>, Un
     if ops.is_empty() {
         return Err(UndoError::Nothing(jdir));
     }
-    // the vault as the simulation sees it: path → bytes (None: absent)
-    let mut sim: HashMap<String, Option<Vec<u8>>> = HashMap::new();
-    let current = |sim: &mut HashMap<String, Option<Vec<u8>>>, p: &str| -> Option<Vec<u8>> {
-        sim.entry(p.to_string())
-            .or_insert_with(|| read_regular_file(&vault.join(p)).ok())
-            .clone()
+    let mut sim = Simulation {
+        vault,
+        jdir: &jdir,
+        run,
+        files: HashMap::new(),
+        actions: Vec::new(),
     };
-    let conflict = |path: &str, why: &str| UndoError::Conflict {
-        run: run.to_string(),
-        path: path.to_string(),
-        why: why.to_string(),
-    };
-    let mut actions = Vec::new();
     for op in ops.iter().rev() {
         match op.op {
-            OpKind::Create | OpKind::Write | OpKind::Edit => {
-                let now = current(&mut sim, &op.path);
-                let backup = match &op.backup {
-                    Some(b) => Some(
-                        std::fs::read(jdir.join(b))
-                            .map_err(|_| conflict(&op.path, "has no backup in the journal"))?,
-                    ),
-                    None => None,
-                };
-                // a run killed right after journaling an operation never applied it
-                let never_applied = match (&op.op, &now, &backup) {
-                    (OpKind::Create, None, _) => true,
-                    (_, Some(n), Some(b)) => {
-                        n == b && op.after_hash.as_deref() != Some(fingerprint(n).as_str())
-                    }
-                    _ => false,
-                };
-                if never_applied {
-                    continue;
-                }
-                let now = now.ok_or_else(|| conflict(&op.path, "no longer exists"))?;
-                if op
-                    .after_hash
-                    .as_ref()
-                    .is_some_and(|want| &fingerprint(&now) != want)
-                {
-                    return Err(conflict(&op.path, "has been changed since this run"));
-                }
-                match (&op.op, backup) {
-                    (OpKind::Create, _) | (_, None) => {
-                        actions.push(Action::Remove {
-                            path: op.path.clone(),
-                        });
-                        sim.insert(op.path.clone(), None);
-                    }
-                    (_, Some(bytes)) => {
-                        actions.push(Action::Restore {
-                            path: op.path.clone(),
-                            backup: op.backup.clone().unwrap_or_default(),
-                            mtime_ns: op.mtime_ns,
-                        });
-                        sim.insert(op.path.clone(), Some(bytes));
-                    }
-                }
-            }
-            OpKind::Move => {
-                let to = op
-                    .to
-                    .clone()
-                    .ok_or_else(|| conflict(&op.path, "is a move without a destination"))?;
-                let at_dest = current(&mut sim, &to);
-                let at_source = current(&mut sim, &op.path);
-                if at_dest.is_none() && at_source.is_some() {
-                    // journaled, never moved
-                    continue;
-                }
-                // journaled, then refused (the destination was taken meanwhile) or rolled
-                // back: the source still holds exactly what was to move, the destination
-                // holds something else
-                if let (Some(src), Some(dest), Some(moved)) =
-                    (&at_source, &at_dest, op.after_hash.as_deref())
-                    && fingerprint(src) == moved
-                    && fingerprint(dest) != moved
-                {
-                    continue;
-                }
-                let moved = at_dest.ok_or_else(|| conflict(&to, "no longer exists"))?;
-                if at_source.is_some() {
-                    return Err(conflict(
-                        &op.path,
-                        "exists again, so the note cannot move back",
-                    ));
-                }
-                actions.push(Action::Move {
-                    from: to.clone(),
-                    to: op.path.clone(),
-                });
-                sim.insert(to, None);
-                sim.insert(op.path.clone(), Some(moved));
-            }
-            OpKind::Mkdir => actions.push(Action::Rmdir {
+            OpKind::Create | OpKind::Write | OpKind::Edit => sim.undo_change(op)?,
+            OpKind::Move => sim.undo_move(op)?,
+            OpKind::Mkdir => sim.actions.push(Action::Rmdir {
                 path: op.path.clone(),
             }),
         }
     }
-    Ok(actions)
+    Ok(sim.actions)
+}
+
+/// The undo played backwards on a picture of the vault, before anything is touched.
+struct Simulation<'a> {
+    vault: &'a Path,
+    jdir: &'a Path,
+    run: &'a str,
+    /// The vault as the simulation sees it: path → bytes (`None`: absent).
+    files: HashMap<String, Option<Vec<u8>>>,
+    actions: Vec<Action>,
+}
+
+impl Simulation<'_> {
+    fn current(&mut self, p: &str) -> Option<Vec<u8>> {
+        let vault = self.vault;
+        self.files
+            .entry(p.to_string())
+            .or_insert_with(|| read_regular_file(&vault.join(p)).ok())
+            .clone()
+    }
+
+    fn conflict(&self, path: &str, why: &str) -> UndoError {
+        UndoError::Conflict {
+            run: self.run.to_string(),
+            path: path.to_string(),
+            why: why.to_string(),
+        }
+    }
+
+    /// A created, written or edited file: removed, or its backup restored.
+    fn undo_change(&mut self, op: &Operation) -> Result<(), UndoError> {
+        let now = self.current(&op.path);
+        let backup = match &op.backup {
+            Some(b) => Some(
+                std::fs::read(self.jdir.join(b))
+                    .map_err(|_| self.conflict(&op.path, "has no backup in the journal"))?,
+            ),
+            None => None,
+        };
+        // a run killed right after journaling an operation never applied it
+        let never_applied = match (&op.op, &now, &backup) {
+            (OpKind::Create, None, _) => true,
+            (_, Some(n), Some(b)) => {
+                n == b && op.after_hash.as_deref() != Some(fingerprint(n).as_str())
+            }
+            _ => false,
+        };
+        if never_applied {
+            return Ok(());
+        }
+        let now = now.ok_or_else(|| self.conflict(&op.path, "no longer exists"))?;
+        if op
+            .after_hash
+            .as_ref()
+            .is_some_and(|want| &fingerprint(&now) != want)
+        {
+            return Err(self.conflict(&op.path, "has been changed since this run"));
+        }
+        match (&op.op, backup) {
+            (OpKind::Create, _) | (_, None) => {
+                self.actions.push(Action::Remove {
+                    path: op.path.clone(),
+                });
+                self.files.insert(op.path.clone(), None);
+            }
+            (_, Some(bytes)) => {
+                self.actions.push(Action::Restore {
+                    path: op.path.clone(),
+                    backup: op.backup.clone().unwrap_or_default(),
+                    mtime_ns: op.mtime_ns,
+                });
+                self.files.insert(op.path.clone(), Some(bytes));
+            }
+        }
+        Ok(())
+    }
+
+    /// A moved note: moved back, unless the move never happened.
+    fn undo_move(&mut self, op: &Operation) -> Result<(), UndoError> {
+        let to = op
+            .to
+            .clone()
+            .ok_or_else(|| self.conflict(&op.path, "is a move without a destination"))?;
+        let at_dest = self.current(&to);
+        let at_source = self.current(&op.path);
+        if at_dest.is_none() && at_source.is_some() {
+            // journaled, never moved
+            return Ok(());
+        }
+        // journaled, then refused (the destination was taken meanwhile) or rolled back: the
+        // source still holds exactly what was to move, the destination holds something else
+        if let (Some(src), Some(dest), Some(moved)) =
+            (&at_source, &at_dest, op.after_hash.as_deref())
+            && fingerprint(src) == moved
+            && fingerprint(dest) != moved
+        {
+            return Ok(());
+        }
+        let moved = at_dest.ok_or_else(|| self.conflict(&to, "no longer exists"))?;
+        if at_source.is_some() {
+            return Err(self.conflict(&op.path, "exists again, so the note cannot move back"));
+        }
+        self.actions.push(Action::Move {
+            from: to.clone(),
+            to: op.path.clone(),
+        });
+        self.files.insert(to, None);
+        self.files.insert(op.path.clone(), Some(moved));
+        Ok(())
+    }
 }
 
 /// Applies a planned undo and marks the run as undone.
