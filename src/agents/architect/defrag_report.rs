@@ -4,7 +4,7 @@
 use chrono::{Duration, NaiveDate};
 use serde::Serialize;
 
-use super::defrag_plan::DefragPlan;
+use super::defrag_plan::{DefragPlan, TagFinding};
 
 /// One change defrag made, through the gate.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -62,7 +62,14 @@ impl DefragRun {
             ("projects archived", 0),
             ("inbox notes older than 48 h", p.stale_inbox.len()),
             ("misplaced notes", p.misplaced.len()),
-            ("tag spellings to merge", p.tag_variants.len()),
+            (
+                "tag spellings to merge",
+                p.tag_variants.iter().filter(|t| t.forms.len() > 1).count(),
+            ),
+            (
+                "tags to reformat",
+                p.tag_variants.iter().filter(|t| t.forms.len() == 1).count(),
+            ),
             ("archiving candidates", p.archive_candidates.len()),
         ]
     }
@@ -161,33 +168,52 @@ impl DefragRun {
         section(&mut out, "Maps nothing links to", &p.orphan_mocs, |s| {
             format!("`{s}`")
         });
+        self.tag_and_archive_proposals(&mut out);
+        if out.is_empty() {
+            out.push_str("- Nothing pressing.\n");
+        }
+        out
+    }
+
+    /// Phases 2 and 4, and the archiving candidates: listed, never applied here.
+    fn tag_and_archive_proposals(&self, out: &mut String) {
+        let p = &self.plan;
+        let (merges, formats): (Vec<&TagFinding>, Vec<&TagFinding>) =
+            p.tag_variants.iter().partition(|t| t.forms.len() > 1);
+        let tag_line = |t: &&TagFinding| {
+            let forms: Vec<String> = t
+                .forms
+                .iter()
+                .map(|(f, n)| format!("`#{f}` ({n})"))
+                .collect();
+            format!("{} → `#{}`", forms.join(", "), t.canonical)
+        };
         section(
-            &mut out,
+            out,
             "Tag spellings to merge (`crew ask \"tag garden\"`)",
-            &p.tag_variants,
-            |t| {
-                let forms: Vec<String> = t
-                    .forms
-                    .iter()
-                    .map(|(f, n)| format!("`#{f}` ({n})"))
-                    .collect();
-                format!("{} → `#{}`", forms.join(", "), t.canonical)
-            },
+            &merges,
+            tag_line,
         );
         section(
-            &mut out,
+            out,
+            "Tags to write in lowercase-hyphen form",
+            &formats,
+            tag_line,
+        );
+        section(
+            out,
             "Tags missing from the taxonomy",
             &p.tags_outside_taxonomy,
             |t| format!("`#{t}`"),
         );
         section(
-            &mut out,
+            out,
             "Archiving candidates (never moved unasked)",
             &p.archive_candidates,
             |(path, why)| format!("`{path}` — {why}"),
         );
         section(
-            &mut out,
+            out,
             "New homes to scaffold (3+ notes name them)",
             &p.new_homes,
             |(kind, name, n)| {
@@ -196,10 +222,6 @@ impl DefragRun {
                 )
             },
         );
-        if out.is_empty() {
-            out.push_str("- Nothing pressing.\n");
-        }
-        out
     }
 
     /// The answer printed to the user: the summary, the changes and where the report is.
@@ -232,7 +254,7 @@ fn section<T>(out: &mut String, title: &str, items: &[T], line: impl Fn(&T) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agents::architect::defrag_plan::{Misplaced, TagFinding};
+    use crate::agents::architect::defrag_plan::Misplaced;
 
     fn run(changes: Vec<Change>, allowed: bool) -> DefragRun {
         DefragRun {
