@@ -161,3 +161,76 @@ fn defrag_in_an_adopted_vault_proposes_until_asked() {
     );
     assert!(!v.path().join("Travel/_index.md").exists());
 }
+
+/// Copies a corpus vault into a folder crew may write, with `.obsidian/` so it is a vault.
+#[cfg(unix)]
+fn writable_copy(from: &std::path::Path, to: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt as _;
+    for e in walkdir::WalkDir::new(from).into_iter().flatten() {
+        let target = to.join(e.path().strip_prefix(from).expect("under"));
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+        } else if e.file_type().is_file() {
+            std::fs::copy(e.path(), &target).expect("copy");
+            let mut p = std::fs::metadata(&target).expect("meta").permissions();
+            p.set_mode(p.mode() | 0o200);
+            std::fs::set_permissions(&target, p).expect("chmod");
+        }
+    }
+    std::fs::create_dir_all(to.join(".obsidian")).expect("mkdir .obsidian");
+}
+
+/// On copies of the real vaults, adopted: every note defrag changes — asked to apply or not —
+/// is one its answer lists; crew's own report, log and post-it aside.
+#[cfg(unix)]
+#[test]
+fn defrag_on_real_vaults_changes_only_what_it_lists() {
+    let Some(shared) = common::shared() else {
+        common::skipped("../shared is absent: defrag on the real vaults did not run");
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(shared.join("corpora/vaults")) else {
+        common::skipped("no corpora/vaults");
+        return;
+    };
+    let mut names: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    names.sort();
+    for src in names {
+        let tmp = TempDir::new().expect("tmp");
+        let dst = tmp.path().join("vault");
+        writable_copy(&src, &dst);
+        crew_bare()
+            .args(["init", "--adopt"])
+            .arg(&dst)
+            .assert()
+            .success();
+        for args in [
+            vec!["defragment the vault"],
+            vec!["--fix", "defragment the vault"],
+        ] {
+            let before = snapshot(&dst);
+            let j = ask(&dst, &args);
+            let reply = j["chain"][0]["output"].as_str().unwrap_or("").to_string();
+            let after = snapshot(&dst);
+            let changed: Vec<&String> = after
+                .keys()
+                .chain(before.keys())
+                .filter(|k| before.get(*k) != after.get(*k))
+                .filter(|k| {
+                    !k.starts_with(".crew/")
+                        && !k.starts_with("Meta/health-reports/")
+                        && !k.starts_with("Meta/states/")
+                        && *k != "Meta/agent-log.md"
+                })
+                .collect();
+            for path in &changed {
+                assert!(
+                    reply.contains(&format!("`{path}`")),
+                    "{}: {path} changed but is not listed:\n{reply}",
+                    src.display()
+                );
+            }
+            assert!(reply.contains("Report: `Meta/health-reports/"), "{reply}");
+        }
+    }
+}
