@@ -421,7 +421,7 @@ fn structure_report(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         for g in &gaps {
             out.push_str(&format!("- {g}\n"));
         }
-        out.push_str("\nSay \"defragment the vault\" to create what is missing.\n");
+        out.push_str("\nTo create what is missing: `crew ask --fix \"defragment the vault\"`.\n");
     }
     Ok(NativeOutput {
         postit: format!("structure review {}: {} gaps", ctx.today(), gaps.len()),
@@ -486,7 +486,8 @@ pub fn onboarding(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     }
     if interviewed.is_none() {
         for a in &areas {
-            made.extend(scaffold_area(ctx, a)?);
+            let a = home_name(ctx, "area", a);
+            made.extend(scaffold_area(ctx, &a)?);
         }
     }
     if !made.is_empty() {
