@@ -1,9 +1,12 @@
 //! `/deadline-radar` and `/weekly-agenda` over the vault: deadlines from frontmatter
 //! (`deadline`, `due`, `due-date`) and open tasks carrying a date.
 
+mod note;
+mod week;
+
 use std::sync::LazyLock;
 
-use chrono::{Datelike, Duration, NaiveDate};
+use chrono::{Duration, NaiveDate};
 use regex::Regex;
 
 use super::common;
@@ -87,6 +90,27 @@ pub fn buckets(items: &[Dated], today: NaiveDate) -> [Vec<&Dated>; 4] {
     b
 }
 
+/// Words that ask the radar to be written down as a note.
+const SAVE_WORDS: &[&str] = &[
+    "save",
+    "write",
+    "note",
+    "salva",
+    "scrivi",
+    "nota",
+    "sauvegarde",
+    "enregistre",
+    "écris",
+    "guarda",
+    "escribe",
+    "speichern",
+    "schreib",
+    "notiz",
+    "salvar",
+    "escreva",
+    "保存",
+];
+
 pub fn deadline_radar(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let mut items = collect(ctx);
     let today = ctx.now.date();
@@ -130,18 +154,22 @@ pub fn deadline_radar(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     for p in &calendar_problems {
         out.push_str(&format!("- skipped: {p}\n"));
     }
-    if ctx.asks(&["save", "note", "salva", "sauvegarde", "guarda", "speichern"]) {
+    if ctx.asks(SAVE_WORDS) {
         let path = format!(
             "{}/{} — Deadline Radar.md",
             ctx.config.folders.inbox,
             ctx.today()
         );
-        let body = format!(
-            "---\ntype: deadline-radar\ndate: {}\ntags: [deadlines, radar, weekly-review]\nstatus: inbox\n---\n{out}",
+        let frontmatter = format!(
+            "---\ntype: deadline-radar\ndate: {}\ntags: [deadlines, radar, weekly-review]\nstatus: inbox\n---\n",
             ctx.today()
         );
-        let p = ctx.gate.create(&path, body.as_bytes())?;
-        out.push_str(&format!("\nSaved as `{p}`.\n"));
+        // one radar note a day: asking again updates its generated section
+        let new = note::write(ctx, &path, &frontmatter, &out)?;
+        out.push_str(&format!(
+            "\n{} `{path}`.\n",
+            if new { "Saved as" } else { "Updated" }
+        ));
     }
     Ok(NativeOutput {
         attention: !b[0].is_empty() || !b[1].is_empty(),
@@ -157,81 +185,5 @@ pub fn deadline_radar(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
 }
 
 pub fn weekly_agenda(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
-    let items = collect(ctx);
-    let today = ctx.now.date();
-    let monday = today - Duration::days(today.weekday().num_days_from_monday() as i64);
-    let sunday = monday + Duration::days(6);
-    let vault = ctx.gate.vault();
-    let meetings: Vec<(NaiveDate, String)> = vault
-        .notes
-        .iter()
-        .filter(|n| {
-            n.property_str("type")
-                .is_some_and(|t| t.eq_ignore_ascii_case("meeting"))
-        })
-        .filter_map(|n| {
-            n.property_str("date")
-                .and_then(|d| common::parse_date(&d))
-                .map(|d| (d, n.name().to_string()))
-        })
-        .filter(|(d, _)| *d >= monday && *d <= sunday)
-        .collect();
-    let (events, calendar_problems) = super::postman::events::week_events(ctx, monday, sunday);
-    let mut out = format!("## Week of {monday} to {sunday}\n\n");
-    let overdue = items.iter().filter(|d| d.date < monday).count();
-    let mut busiest = (0, monday);
-    for i in 0..7 {
-        let day = monday + Duration::days(i);
-        let due: Vec<&Dated> = items.iter().filter(|d| d.date == day).collect();
-        let meets: Vec<&(NaiveDate, String)> = meetings.iter().filter(|m| m.0 == day).collect();
-        let day_events: Vec<_> = events.iter().filter(|e| e.date() == day).collect();
-        out.push_str(&format!("### {}\n", day.format("%A %Y-%m-%d")));
-        if due.is_empty() && meets.is_empty() && day_events.is_empty() {
-            out.push_str("- no commitments\n");
-        }
-        for e in &day_events {
-            out.push_str(&format!(
-                "- {} {} (calendar)\n",
-                e.time_range(),
-                super::postman::md_inline(&e.summary)
-            ));
-        }
-        for m in &meets {
-            out.push_str(&format!("- meeting: [[{}]]\n", m.1));
-        }
-        for d in &due {
-            out.push_str(&format!("- due: {} ([[{}]])\n", d.what, d.note));
-        }
-        let load = due.len() + meets.len() + day_events.len();
-        if load > busiest.0 {
-            busiest = (load, day);
-        }
-        out.push('\n');
-    }
-    if overdue > 0 {
-        out.push_str(&format!(
-            "{overdue} item(s) are overdue from before this week: say \"deadline radar\".\n"
-        ));
-    }
-    for p in &calendar_problems {
-        out.push_str(&format!("- skipped: {p}\n"));
-    }
-    if busiest.0 >= 4 {
-        out.push_str(&format!(
-            "Heaviest day: {} with {} items.\n",
-            busiest.1.format("%A"),
-            busiest.0
-        ));
-    }
-    Ok(NativeOutput {
-        postit: format!(
-            "agenda for week of {monday}: {} items",
-            items
-                .iter()
-                .filter(|d| d.date >= monday && d.date <= sunday)
-                .count()
-        ),
-        text: out,
-        attention: overdue > 0,
-    })
+    week::weekly_agenda(ctx)
 }

@@ -3,7 +3,7 @@
 //! chooses the mode, applies the safe fixes and writes the reports.
 
 mod report;
-mod tags;
+pub mod tags;
 
 use std::collections::{BTreeMap, BTreeSet};
 

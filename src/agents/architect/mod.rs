@@ -5,6 +5,13 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+mod defrag;
+mod defrag_plan;
+mod defrag_report;
+mod folders;
+
+pub use defrag::defrag;
+
 use super::common::{self, fold, suggestion};
 use super::{Ctx, NativeOutput};
 use crate::crew::Status;
@@ -41,7 +48,7 @@ fn add_line_if_missing(
         Some(t) if t.contains(needle) => Ok(()),
         Some(_) => {
             ctx.gate.append(path, &format!("{line}\n"))?;
-            made.push(format!("{path} (+ {needle})"));
+            made.push(format!("{path} (updated)"));
             Ok(())
         }
         None => {
@@ -236,34 +243,52 @@ pub fn requested_structure(message: &str) -> Option<(String, String)> {
     Some((kind.to_string(), common::safe_title(name, 60)))
 }
 
-/// Homes named in a hand-off, e.g. "create 01-Projects/Kitchen/ (with _index.md …)".
+/// Homes named in a hand-off, e.g. "create 01-Projects/Kitchen/ (with _index.md …)". A name
+/// is read whole when a folder of that name exists ("01-Projects/Projects (2026)").
 fn requested_paths(ctx: &Ctx, text: &str) -> Vec<(String, String)> {
     let f = &ctx.config.folders;
     let mut out = Vec::new();
     for (root, kind) in [(&f.projects, "project"), (&f.areas, "area")] {
-        let re = match Regex::new(&format!(r"{}/([^/;\n()]+)", regex::escape(root))) {
-            Ok(r) => r,
-            Err(_) => continue,
-        };
-        for c in re.captures_iter(text) {
-            if let Some(m) = c.get(1) {
-                let name = m
-                    .as_str()
-                    .trim()
-                    .trim_end_matches(['.', ','])
-                    .trim()
-                    .to_string();
-                if !name.is_empty()
-                    && !out
-                        .iter()
-                        .any(|(_, n): &(String, String)| fold(n) == fold(&name))
-                {
-                    out.push((kind.to_string(), name));
-                }
+        let existing = leaves(ctx, root);
+        let prefix = format!("{root}/");
+        let mut rest = text;
+        while let Some(at) = rest.find(&prefix) {
+            let after = &rest[at + prefix.len()..];
+            rest = after;
+            let name = folders::name_at(after, &existing);
+            if !name.is_empty()
+                && !out
+                    .iter()
+                    .any(|(_, n): &(String, String)| fold(n) == fold(&name))
+            {
+                out.push((kind.to_string(), name));
             }
         }
     }
     out
+}
+
+/// The names of the folders directly under `root`.
+fn leaves(ctx: &Ctx, root: &str) -> Vec<String> {
+    ctx.gate
+        .subdirs(root)
+        .into_iter()
+        .map(|d| d.rsplit('/').next().unwrap_or(&d).to_string())
+        .collect()
+}
+
+/// The name to build under: an existing folder that differs only in case, spacing or
+/// punctuation is the one asked for, so no twin is made beside it.
+fn home_name(ctx: &Ctx, kind: &str, name: &str) -> String {
+    let root = if kind == "area" {
+        &ctx.config.folders.areas
+    } else {
+        &ctx.config.folders.projects
+    };
+    let existing = leaves(ctx, root);
+    folders::existing_twin(name, &existing)
+        .unwrap_or(name)
+        .to_string()
 }
 
 /// Whether this run may add structure: the user asked for it (the request came to the
@@ -310,6 +335,13 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     if !may_add_structure(ctx) {
         return Ok(structure_declined(ctx, &wanted));
     }
+    let wanted: Vec<(String, String)> = wanted
+        .into_iter()
+        .map(|(kind, name)| {
+            let name = home_name(ctx, &kind, &name);
+            (kind, name)
+        })
+        .collect();
     let mut out = format!("## Structure — {}\n\n", ctx.today());
     let mut created_any = false;
     let mut homes = Vec::new();
@@ -389,114 +421,12 @@ fn structure_report(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         for g in &gaps {
             out.push_str(&format!("- {g}\n"));
         }
-        out.push_str("\nSay \"defragment the vault\" to create what is missing.\n");
+        out.push_str("\nTo create what is missing: `crew ask --fix \"defragment the vault\"`.\n");
     }
     Ok(NativeOutput {
         postit: format!("structure review {}: {} gaps", ctx.today(), gaps.len()),
         attention: !gaps.is_empty(),
         text: out,
-    })
-}
-
-/// `/defrag`: structural maintenance and a defrag report.
-pub fn defrag(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
-    if !may_add_structure(ctx) {
-        let wanted = vec![("structure".to_string(), "repair (defrag)".to_string())];
-        return Ok(structure_declined(ctx, &wanted));
-    }
-    let f = ctx.config.folders.clone();
-    let today = ctx.now.date();
-    let mut created = Vec::new();
-    let mut mocs_updated = Vec::new();
-    for area in ctx.gate.subdirs(&f.areas) {
-        let leaf = area.rsplit('/').next().unwrap_or(&area).to_string();
-        created.extend(scaffold_area(ctx, &leaf)?);
-        // MOC refresh: every note of the area folder is listed in its MOC
-        let moc = format!("{}/{leaf}.md", f.moc);
-        let members: Vec<String> = common::notes_under(&ctx.gate.vault().notes, &area)
-            .filter(|(_, n)| n.name() != "_index")
-            .map(|(_, n)| n.name().to_string())
-            .collect();
-        let text = ctx.gate.read_text(&moc).unwrap_or_default();
-        let missing: Vec<String> = members
-            .into_iter()
-            .filter(|m| !text.contains(&format!("[[{m}")))
-            .collect();
-        if !missing.is_empty() {
-            ctx.gate.edit(&moc, "defrag: MOC refresh", |t| {
-                missing.iter().fold(t.to_string(), |acc, m| {
-                    super::moc::insert_under_notes(&acc, &format!("- [[{m}]]"))
-                })
-            })?;
-            mocs_updated.push(format!("{moc} (+{})", missing.len()));
-        }
-    }
-    let old_inbox: Vec<String> = common::notes_in(&ctx.gate.vault().notes, &f.inbox)
-        .filter(|(_, n)| common::last_touched(n).is_some_and(|d| (today - d).num_days() >= 2))
-        .map(|(_, n)| n.name().to_string())
-        .collect();
-    let report = format!(
-        "{}/health-reports/{} — Defrag Report.md",
-        f.meta,
-        ctx.today()
-    );
-    let mut body = format!(
-        "---\ntype: report\ndate: {}\ntags: [report, defrag, maintenance]\n---\n# Defrag Report — {}\n\n## Summary\n- structures created: {}\n- MOCs updated: {}\n- inbox notes older than 48 h: {}\n\n",
-        ctx.today(),
-        ctx.today(),
-        created.len(),
-        mocs_updated.len(),
-        old_inbox.len()
-    );
-    if !created.is_empty() {
-        body.push_str("## Structural Changes\n");
-        for c in &created {
-            body.push_str(&format!("- created {c}\n"));
-        }
-        for m in &mocs_updated {
-            body.push_str(&format!("- refreshed {m}\n"));
-        }
-        body.push('\n');
-    }
-    body.push_str("## Recommendations\n");
-    if !old_inbox.is_empty() {
-        body.push_str("- File the inbox: say \"file my notes\".\n");
-    } else {
-        body.push_str("- Nothing pressing.\n");
-    }
-    ctx.gate.write(&report, body.as_bytes())?;
-    common::log_change(
-        ctx,
-        "defrag",
-        &format!(
-            "defrag: {} created, {} MOCs refreshed; report {report}",
-            created.len(),
-            mocs_updated.len()
-        ),
-    )?;
-    let mut out = format!(
-        "## Defrag — {}\n\n- structures created: {}\n- MOCs refreshed: {}\n- inbox notes older than 48 h: {}\n\nReport: `{report}`\n",
-        ctx.today(),
-        created.len(),
-        mocs_updated.len(),
-        old_inbox.len()
-    );
-    if !old_inbox.is_empty() {
-        out.push_str(&suggestion(
-            "sorter",
-            &format!("{} inbox notes are older than 48 hours", old_inbox.len()),
-            &old_inbox.join("; "),
-        ));
-    }
-    Ok(NativeOutput {
-        postit: format!(
-            "defrag {}: {} created, {} MOCs refreshed",
-            ctx.today(),
-            created.len(),
-            mocs_updated.len()
-        ),
-        text: out,
-        attention: !old_inbox.is_empty(),
     })
 }
 
@@ -556,7 +486,8 @@ pub fn onboarding(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     }
     if interviewed.is_none() {
         for a in &areas {
-            made.extend(scaffold_area(ctx, a)?);
+            let a = home_name(ctx, "area", a);
+            made.extend(scaffold_area(ctx, &a)?);
         }
     }
     if !made.is_empty() {
