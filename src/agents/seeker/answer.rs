@@ -64,7 +64,7 @@ pub fn build(
             if s > 0.0 {
                 all.push(Passage {
                     path: hit.path.clone(),
-                    title: hit.title.clone(),
+                    title: super::link_name(vault, &hit.path),
                     heading,
                     line,
                     text,
@@ -131,7 +131,7 @@ fn central(vault: &Vault, hits: &[Hit]) -> Vec<String> {
     ranked
         .into_iter()
         .take(3)
-        .map(|(_, _, h)| h.title.clone())
+        .map(|(_, _, h)| super::link_name(vault, &h.path))
         .collect()
 }
 

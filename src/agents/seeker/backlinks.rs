@@ -113,7 +113,7 @@ pub fn find(vault: &Vault, source: &dyn NoteSource, name: &str) -> Backlinks {
     let target_id = find_target(vault, name);
     let target_path = target_id.map(|id| vault.files.paths[id].clone());
     let target = match target_id.and_then(|id| vault.note_of_file(id)) {
-        Some(n) => vault.notes[n].name().to_string(),
+        Some(n) => super::link_name(vault, &vault.notes[n].path),
         None => target_path.as_deref().map_or(name.to_string(), |p| {
             p.rsplit('/').next().unwrap_or(p).into()
         }),
@@ -134,13 +134,15 @@ pub fn find(vault: &Vault, source: &dyn NoteSource, name: &str) -> Backlinks {
         let Some(text) = source.note_text(&note.path) else {
             continue;
         };
-        let links = offsets
+        let mut links: Vec<LinkAt> = offsets
             .into_iter()
             .map(|(at, form)| line_of(&text, at, form))
             .collect();
+        // two links on one line are one place to look
+        links.dedup_by(|b, a| a.line == b.line && a.form == b.form);
         notes.push(Backlink {
             path: note.path.clone(),
-            title: note.name().to_string(),
+            title: super::link_name(vault, &note.path),
             links,
         });
     }
@@ -151,17 +153,40 @@ pub fn find(vault: &Vault, source: &dyn NoteSource, name: &str) -> Backlinks {
     }
 }
 
-/// The link at byte `at` of `text`: its 1-based line and that line's text.
+/// The link at byte `at` of `text`: its 1-based line and the part of that line around it.
 fn line_of(text: &str, at: usize, form: LinkForm) -> LinkAt {
-    let at = at.min(text.len());
-    let bytes = text.as_bytes();
-    let line = memchr::memchr_iter(b'\n', &bytes[..at]).count() + 1;
-    let text = text.lines().nth(line - 1).unwrap_or("").trim();
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let line = text[..start].matches('\n').count() + 1;
     LinkAt {
         line,
         form,
-        text: super::passages::excerpt(text, 140),
+        text: around(&text[start..end], at - start, 140),
     }
+}
+
+/// Up to `max` characters of `line` around byte `col`, marked with `…` where cut.
+fn around(line: &str, col: usize, max: usize) -> String {
+    let lead = line.len() - line.trim_start().len();
+    let line = line.trim();
+    let col = col.saturating_sub(lead);
+    let chars: Vec<(usize, char)> = line.char_indices().collect();
+    if chars.len() <= max {
+        return line.to_string();
+    }
+    let at = chars.iter().take_while(|(b, _)| *b < col).count();
+    let from = at.saturating_sub(40).min(chars.len() - max);
+    let cut: String = chars[from..from + max].iter().map(|(_, c)| c).collect();
+    format!(
+        "{}{}{}",
+        if from > 0 { "… " } else { "" },
+        cut.trim(),
+        if from + max < chars.len() { " …" } else { "" }
+    )
 }
 
 /// The backlinks as Markdown.
@@ -206,5 +231,13 @@ mod tests {
         assert_eq!(l.line, 2);
         assert_eq!(l.text, "b [[X]]");
         assert_eq!(line_of("", 10, LinkForm::Embed).line, 1);
+        let long = format!("{} [[X]] {}", "a ".repeat(100), "b ".repeat(100));
+        let at = long.find("[[X]]").unwrap();
+        let l = line_of(&long, at, LinkForm::Wikilink);
+        assert!(
+            l.text.contains("[[X]]") && l.text.starts_with("… "),
+            "{}",
+            l.text
+        );
     }
 }

@@ -76,7 +76,7 @@ fn side(vault: &Vault, source: &dyn NoteSource, n: usize) -> Side {
     tags.dedup();
     Side {
         path: note.path.clone(),
-        title: note.name().to_string(),
+        title: super::link_name(vault, &note.path),
         date: ["created", "date"]
             .iter()
             .find_map(|k| note.property_str(k).and_then(|v| common::parse_date(&v)))

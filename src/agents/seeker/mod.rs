@@ -198,6 +198,18 @@ fn revisit_mode(ctx: &mut Ctx, topic: &str) -> NativeOutput {
     }
 }
 
+/// The name to write in `[[…]]` for the note at `path`: its name, or its path when another
+/// note has the same name (Obsidian's own rule for a link that must not be ambiguous).
+pub(super) fn link_name(vault: &crate::vault::Vault, path: &str) -> String {
+    let stem = path.strip_suffix(".md").unwrap_or(path);
+    let name = stem.rsplit('/').next().unwrap_or(stem);
+    if vault.files.notes_named(name) > 1 {
+        stem.to_string()
+    } else {
+        name.to_string()
+    }
+}
+
 /// A suggestion for the librarian when some of the notes shown hold broken links. The seeker
 /// only reports it: the chain defers the librarian (a writer) with the command to run it.
 fn broken_links_note(ctx: &Ctx, hits: &[Hit]) -> String {
