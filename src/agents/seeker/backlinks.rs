@@ -198,6 +198,13 @@ pub fn render(found: &Backlinks) -> String {
         if n == 1 { "s" } else { "" },
         found.target
     );
+    if found.target_path.is_none() && n == 0 {
+        out.push_str(&format!(
+            "No note called \"{}\" exists, and no link points at that name.\n",
+            found.target
+        ));
+        return out;
+    }
     if found.target_path.is_none() {
         out.push_str(&format!(
             "No note called \"{}\" exists; these links point at it anyway.\n\n",

@@ -318,6 +318,33 @@ mod tests {
     }
 
     #[test]
+    fn japanese_answer_and_timeline() {
+        assert_eq!(
+            choose("Zoteroについて何を知っていますか？"),
+            Mode::Answer("zotero".into())
+        );
+        assert_eq!(choose("solarの年表"), Mode::Timeline("solar".into()));
+        assert_eq!(
+            choose("AとBを比較して"),
+            Mode::Compare("a".into(), "b".into())
+        );
+    }
+
+    proptest::proptest! {
+        /// Any text chooses a mode without panicking, and a named object is never blank.
+        #[test]
+        fn any_request_chooses_a_mode(s in "\\PC{0,80}") {
+            match choose(&s) {
+                Mode::Backlinks(t) | Mode::Answer(t) => proptest::prop_assert!(!t.trim().is_empty()),
+                Mode::Compare(a, b) => {
+                    proptest::prop_assert!(!a.is_empty() && !b.is_empty())
+                }
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
     fn a_cue_inside_a_word_is_no_cue() {
         assert_eq!(choose("outlinks to nowhere"), Mode::Search);
     }
