@@ -241,3 +241,41 @@ fn chat_refinement_still_narrows_a_search() {
     let hits = json["chain"][0]["data"]["hits"].as_array().expect("hits");
     assert!(hits.iter().any(|h| h == "Zotero.md"), "{json}");
 }
+
+#[test]
+fn on_the_obsidian_help_corpus() {
+    let Some(shared) = common::shared() else {
+        common::skipped("../shared is absent, so the seeker's corpus check did not run");
+        return;
+    };
+    let dir = shared.join("corpora/vaults/obsidian-help-en");
+    // the shared corpus is read-only: a dry run reads it and writes nothing
+    let ask = |request: &str| json_of(crew(&dir).args(["ask", "--dry-run", "--json", request]));
+    let json = ask("what links to Canvas");
+    let notes = json["chain"][0]["data"]["backlinks"]["notes"]
+        .as_array()
+        .expect("backlinks");
+    let paths: Vec<&str> = notes.iter().filter_map(|n| n["path"].as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "Editing and formatting/Embed web pages.md",
+            "Linking notes and files/Embed files.md",
+            "Plugins/Core plugins.md",
+            "Plugins/Web viewer.md"
+        ],
+        "{json}"
+    );
+    let json = ask("what do I know about templates");
+    assert_eq!(json["chain"].as_array().map(Vec::len), Some(1), "{json}");
+    let passages = json["chain"][0]["data"]["answer"]["passages"]
+        .as_array()
+        .expect("passages");
+    assert!(passages.len() >= 5, "{json}");
+    assert!(
+        passages
+            .iter()
+            .any(|p| p["path"] == "Plugins/Templates.md" && p["line"].as_u64() > Some(0)),
+        "{json}"
+    );
+}
