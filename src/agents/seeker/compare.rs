@@ -115,6 +115,16 @@ fn list(items: &[String], fmt: impl Fn(&String) -> String) -> String {
     }
 }
 
+/// The first sections of a long note, and how many more there are: a table cell stays short.
+fn first(sections: &[String]) -> String {
+    const SHOWN: usize = 8;
+    let mut text = list(&sections[..sections.len().min(SHOWN)], String::clone);
+    if sections.len() > SHOWN {
+        text.push_str(&format!(" (+{} more)", sections.len() - SHOWN));
+    }
+    text
+}
+
 fn only(x: &[String], y: &[String]) -> Vec<String> {
     x.iter().filter(|v| !y.contains(v)).cloned().collect()
 }
@@ -141,8 +151,8 @@ pub fn render(c: &Comparison) -> String {
         ("Says", cell(&a.says), cell(&b.says)),
         (
             "Sections",
-            cell(&list(&a.sections, String::clone)),
-            cell(&list(&b.sections, String::clone)),
+            cell(&first(&a.sections)),
+            cell(&first(&b.sections)),
         ),
         (
             "Links out",
