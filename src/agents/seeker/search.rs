@@ -1,13 +1,11 @@
-//! The seeker: ranked search over the vault, backlinks and timelines. Read-only.
+//! Ranked search over the vault: the seeker's search mode, and the model tools' search.
 
 use serde::Serialize;
 
-use super::common::{self, suggestion};
-use super::{Ctx, NativeOutput};
+use crate::agents::common;
 use crate::crew::Folders;
 use crate::dispatch::normalize::{normalize, words};
-use crate::gate::GateError;
-use crate::vault::{Resolution, Vault};
+use crate::vault::Vault;
 
 /// One search result.
 #[derive(Debug, Clone, Serialize)]
@@ -130,7 +128,7 @@ pub fn parse_query(raw: &str) -> Query {
 }
 
 /// Words that narrow earlier results without naming a topic ("only the ones from …").
-const REFINING_WORDS: &[&str] = &[
+pub(super) const REFINING_WORDS: &[&str] = &[
     "only",
     "just",
     "ones",
@@ -190,7 +188,7 @@ fn word_match(term: &str, word: &str) -> f64 {
     }
 }
 
-fn best_in(term: &str, ws: &[&str]) -> f64 {
+pub(super) fn best_in(term: &str, ws: &[&str]) -> f64 {
     ws.iter().map(|w| word_match(term, w)).fold(0.0, f64::max)
 }
 
@@ -327,188 +325,6 @@ fn score_note(
         }
     }
     Some((score, best.1, best.2))
-}
-
-/// The seeker agent.
-pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
-    let vault = ctx.gate.vault();
-    let request = if ctx.step.step > 1 {
-        ctx.step.task.clone()
-    } else {
-        ctx.step.message.clone()
-    };
-    // backlinks: "what links to X", "backlinks of X"
-    let lower = request.to_lowercase();
-    for cue in [
-        "links to ",
-        "backlinks of ",
-        "backlinks to ",
-        "backlinks for ",
-    ] {
-        if let Some(pos) = lower.find(cue) {
-            let target = request[pos + cue.len()..]
-                .trim()
-                .trim_matches(['"', '?', '[', ']', '.'])
-                .to_string();
-            let res = vault.files.resolve("", &target);
-            let Some(idx) = res.file().and_then(|f| vault.note_of_file(f)) else {
-                return Ok(NativeOutput {
-                    text: format!("No note called \"{target}\" exists.\n"),
-                    postit: format!("backlinks: {target} not found"),
-                    attention: false,
-                });
-            };
-            let mut out = format!("## Notes linking to [[{}]]\n\n", vault.notes[idx].name());
-            let back = vault.backlinks();
-            for &src in &back[idx] {
-                out.push_str(&format!(
-                    "- [[{}]] — {}\n",
-                    vault.notes[src].name(),
-                    vault.notes[src].path
-                ));
-            }
-            if back[idx].is_empty() {
-                out.push_str("None: this note has no incoming links.\n");
-                out.push_str(&suggestion(
-                    "connector",
-                    &format!("[[{}]] is an orphan", vault.notes[idx].name()),
-                    &vault.notes[idx].path,
-                ));
-            }
-            return Ok(NativeOutput {
-                postit: format!("backlinks of {target}: {}", back[idx].len()),
-                text: out,
-                attention: false,
-            });
-        }
-    }
-    let timeline = ctx.asks(&[
-        "timeline",
-        "chronology",
-        "history of",
-        "cronologia",
-        "chronologie",
-        "cronología",
-        "zeitachse",
-        "cronologia",
-    ]);
-    // "from this year", "last month": date filters said in words
-    let span = super::timeframe::find(&request, ctx.now.date());
-    let mut q = parse_query(span.as_ref().map_or(request.as_str(), |s| s.rest.as_str()));
-    if let Some(s) = &span {
-        q.after = q.after.or(Some(s.after));
-        q.before = q.before.or(Some(s.before));
-    }
-    strip_intent(&mut q);
-    let within = ctx.chat.within.as_deref();
-    if within.is_some() {
-        // "only the ones …" refines the earlier results: those words name no topic
-        q.terms.retain(|t| !REFINING_WORDS.contains(&t.as_str()));
-    }
-    let limit = if within.is_some() {
-        vault.notes.len()
-    } else {
-        20
-    };
-    let mut hits = search(
-        vault,
-        &*ctx.gate,
-        &ctx.config.folders,
-        &q,
-        limit,
-        ctx.now.date(),
-    );
-    if let Some(earlier) = within {
-        hits.retain(|h| earlier.contains(&h.path));
-        if q.terms.is_empty() {
-            // nothing new to rank by: keep the order the user already saw
-            hits.sort_by_key(|h| earlier.iter().position(|p| *p == h.path));
-        }
-    }
-    ctx.data = Some(serde_json::json!({
-        "hits": hits.iter().map(|h| h.path.clone()).collect::<Vec<_>>(),
-    }));
-    let mut shown = q.terms.join(" ");
-    if let Some(s) = &span {
-        shown = format!("{shown} {} to {}", s.after, s.before)
-            .trim()
-            .to_string();
-    }
-    let mut out = String::new();
-    if let Some(earlier) = within {
-        out.push_str(&format!(
-            "## {} of the {} earlier results{}\n\n",
-            hits.len(),
-            earlier.len(),
-            if shown.is_empty() {
-                String::new()
-            } else {
-                format!(" (\"{shown}\")")
-            }
-        ));
-        for (i, h) in hits.iter().enumerate() {
-            out.push_str(&format!("{}. [[{}]] — `{}`\n", i + 1, h.title, h.path));
-        }
-    } else if timeline {
-        hits.sort_by_key(|h| vault.note(&h.path).and_then(common::last_touched));
-        out.push_str(&format!("## Timeline of \"{shown}\"\n\n"));
-        for h in &hits {
-            let d = vault
-                .note(&h.path)
-                .and_then(common::last_touched)
-                .map_or("undated".to_string(), |d| d.to_string());
-            out.push_str(&format!("- {d} — [[{}]]\n", h.title));
-        }
-    } else {
-        out.push_str(&format!(
-            "## Found {} note{} for \"{shown}\"\n\n",
-            hits.len(),
-            if hits.len() == 1 { "" } else { "s" }
-        ));
-        for (i, h) in hits.iter().enumerate() {
-            if h.line > 0 {
-                out.push_str(&format!(
-                    "{}. [[{}]] — `{}`:{} — {}\n",
-                    i + 1,
-                    h.title,
-                    h.path,
-                    h.line,
-                    h.text
-                ));
-            } else {
-                out.push_str(&format!("{}. [[{}]] — `{}`\n", i + 1, h.title, h.path));
-            }
-        }
-    }
-    if hits.is_empty() && within.is_some() {
-        out.push_str("None of the earlier results fits; they are kept for the next question.\n");
-    } else if hits.is_empty() {
-        out.push_str("Nothing matched. Try fewer words, another spelling, or a filter such as `tag:` or `type:`.\n");
-    }
-    // broken links among the results are the librarian's business
-    let broken: Vec<String> = hits
-        .iter()
-        .filter_map(|h| vault.note_index(&h.path))
-        .filter(|&i| {
-            vault.resolved[i]
-                .iter()
-                .any(|r| matches!(r, Resolution::Unresolved))
-        })
-        .map(|i| vault.notes[i].name().to_string())
-        .take(10)
-        .collect();
-    if !broken.is_empty() {
-        out.push_str(&suggestion(
-            "librarian",
-            &format!("{} of these notes have broken links", broken.len()),
-            &broken.join("; "),
-        ));
-    }
-    Ok(NativeOutput {
-        postit: format!("last search: \"{shown}\" → {} results", hits.len()),
-        text: out,
-        attention: false,
-    })
 }
 
 #[cfg(test)]

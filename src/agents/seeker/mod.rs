@@ -1,0 +1,236 @@
+//! The seeker: finds things in the vault and answers from it. Read-only: it never changes a
+//! note, and what it sees for writers (broken links, orphans) goes out as suggestions, which
+//! the chain defers for a read-only request.
+//!
+//! Modes ([`cues::choose`]): backlinks, an extractive answer, a comparison, a timeline,
+//! notes to revisit, and ranked search (the default, reused by the model tools).
+
+mod answer;
+mod backlinks;
+mod compare;
+pub mod cues;
+mod listing;
+mod passages;
+mod revisit;
+mod search;
+mod timeline;
+
+pub use search::{Hit, Query, parse_query, search, strip_intent};
+
+use super::common::suggestion;
+use super::{Ctx, NativeOutput};
+use crate::gate::GateError;
+use crate::vault::Resolution;
+use cues::Mode;
+use listing::search_mode;
+
+/// The seeker agent.
+pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+    let request = if ctx.step.step > 1 {
+        ctx.step.task.clone()
+    } else {
+        ctx.step.message.clone()
+    };
+    // a refinement of earlier results ("only the ones from …") is always a search
+    if ctx.chat.within.is_some() {
+        return search_mode(ctx, &request);
+    }
+    match cues::choose(&request) {
+        Mode::Backlinks(target) => Ok(backlinks_mode(ctx, &target)),
+        Mode::Answer(topic) => Ok(answer_mode(ctx, &topic)),
+        Mode::Compare(a, b) => Ok(compare_mode(ctx, &a, &b)),
+        Mode::Timeline(topic) => Ok(timeline_mode(ctx, &topic)),
+        Mode::Revisit(topic) => Ok(revisit_mode(ctx, &topic)),
+        Mode::Search => search_mode(ctx, &request),
+    }
+}
+
+/// The search terms of a topic, without the words that only say "search".
+fn terms_of(topic: &str) -> Query {
+    let mut q = parse_query(topic);
+    strip_intent(&mut q);
+    q
+}
+
+/// Ranked hits for a topic (the whole vault's best `limit`).
+fn hits_for(ctx: &Ctx, q: &Query, limit: usize) -> Vec<Hit> {
+    search(
+        ctx.gate.vault(),
+        &*ctx.gate,
+        &ctx.config.folders,
+        q,
+        limit,
+        ctx.now.date(),
+    )
+}
+
+fn backlinks_mode(ctx: &mut Ctx, target: &str) -> NativeOutput {
+    let vault = ctx.gate.vault();
+    let found = backlinks::find(vault, &*ctx.gate, target);
+    let mut text = backlinks::render(&found);
+    if found.notes.is_empty()
+        && let Some(path) = &found.target_path
+    {
+        text.push_str(&suggestion(
+            "connector",
+            &format!("[[{}]] is an orphan", found.target),
+            path,
+        ));
+    }
+    let postit = format!("backlinks of {}: {}", found.target, found.notes.len());
+    ctx.data = Some(serde_json::json!({
+        "mode": "backlinks",
+        "hits": found.notes.iter().map(|b| b.path.clone()).collect::<Vec<_>>(),
+        "backlinks": found,
+    }));
+    NativeOutput {
+        text,
+        postit,
+        attention: false,
+    }
+}
+
+fn answer_mode(ctx: &mut Ctx, topic: &str) -> NativeOutput {
+    let q = terms_of(topic);
+    let hits = hits_for(ctx, &q, 30);
+    let found = answer::build(ctx.gate.vault(), &*ctx.gate, topic, &q.terms, &hits);
+    let mut text = answer::render(&found);
+    text.push_str(&broken_links_note(ctx, &hits));
+    let postit = format!(
+        "last answer: \"{topic}\" → {} passages from {} notes",
+        found.passages.len(),
+        found.notes
+    );
+    ctx.data = Some(serde_json::json!({
+        "mode": "answer",
+        "hits": hits.iter().map(|h| h.path.clone()).collect::<Vec<_>>(),
+        "answer": found,
+    }));
+    NativeOutput {
+        text,
+        postit,
+        attention: false,
+    }
+}
+
+fn compare_mode(ctx: &mut Ctx, a: &str, b: &str) -> NativeOutput {
+    let best = |ctx: &Ctx, name: &str| hits_for(ctx, &terms_of(name), 1).pop().map(|h| h.path);
+    let (fa, fb) = (best(ctx, a), best(ctx, b));
+    let vault = ctx.gate.vault();
+    let (ia, ib) = (
+        compare::find_note(vault, a, fa.as_deref()),
+        compare::find_note(vault, b, fb.as_deref()),
+    );
+    let (Some(ia), Some(ib)) = (ia, ib) else {
+        let missing = if ia.is_none() { a } else { b };
+        return NativeOutput {
+            text: format!(
+                "No note matches \"{missing}\", so there is nothing to compare. Name two notes: `compare [[A]] and [[B]]`.\n"
+            ),
+            postit: format!("compare: \"{missing}\" not found"),
+            attention: false,
+        };
+    };
+    let found = compare::build(vault, &*ctx.gate, ia, ib);
+    let text = compare::render(&found);
+    let postit = format!("compared [[{}]] and [[{}]]", found.a.title, found.b.title);
+    ctx.data = Some(serde_json::json!({
+        "mode": "compare",
+        "hits": [found.a.path.clone(), found.b.path.clone()],
+        "comparison": found,
+    }));
+    NativeOutput {
+        text,
+        postit,
+        attention: false,
+    }
+}
+
+fn timeline_mode(ctx: &mut Ctx, topic: &str) -> NativeOutput {
+    let q = terms_of(topic);
+    let vault = ctx.gate.vault();
+    let hits = hits_for(ctx, &q, if q.terms.is_empty() { 200 } else { 100 });
+    let notes: Vec<&crate::vault::Note> = hits.iter().filter_map(|h| vault.note(&h.path)).collect();
+    let found = timeline::build(topic, &notes);
+    let text = timeline::render(&found);
+    let postit = format!(
+        "timeline of \"{topic}\": {} dated notes",
+        found.entries.len()
+    );
+    ctx.data = Some(serde_json::json!({
+        "mode": "timeline",
+        "hits": found.entries.iter().map(|e| e.path.clone()).collect::<Vec<_>>(),
+        "timeline": found,
+    }));
+    NativeOutput {
+        text,
+        postit,
+        attention: false,
+    }
+}
+
+fn revisit_mode(ctx: &mut Ctx, topic: &str) -> NativeOutput {
+    let q = terms_of(topic);
+    let vault = ctx.gate.vault();
+    let among: Option<Vec<usize>> = (!q.terms.is_empty()).then(|| {
+        hits_for(ctx, &q, vault.notes.len())
+            .iter()
+            .filter_map(|h| vault.note_index(&h.path))
+            .collect()
+    });
+    let folders = &ctx.config.folders;
+    let skip = [
+        format!("{}/", folders.templates),
+        format!("{}/", folders.meta),
+    ];
+    let found = revisit::find(vault, ctx.now.date(), among.as_deref(), &skip);
+    let text = revisit::render(&found);
+    let postit = format!("revisit: {} stale notes still linked", found.len());
+    ctx.data = Some(serde_json::json!({
+        "mode": "revisit",
+        "hits": found.iter().map(|s| s.path.clone()).collect::<Vec<_>>(),
+        "revisit": found,
+    }));
+    NativeOutput {
+        text,
+        postit,
+        attention: false,
+    }
+}
+
+/// The name to write in `[[…]]` for the note at `path`: its name, or its path when another
+/// note has the same name (Obsidian's own rule for a link that must not be ambiguous).
+pub(super) fn link_name(vault: &crate::vault::Vault, path: &str) -> String {
+    let stem = path.strip_suffix(".md").unwrap_or(path);
+    let name = stem.rsplit('/').next().unwrap_or(stem);
+    if vault.files.notes_named(name) > 1 {
+        stem.to_string()
+    } else {
+        name.to_string()
+    }
+}
+
+/// A suggestion for the librarian when some of the notes shown hold broken links. The seeker
+/// only reports it: the chain defers the librarian (a writer) with the command to run it.
+fn broken_links_note(ctx: &Ctx, hits: &[Hit]) -> String {
+    let vault = ctx.gate.vault();
+    let broken: Vec<String> = hits
+        .iter()
+        .filter_map(|h| vault.note_index(&h.path))
+        .filter(|&i| {
+            vault.resolved[i]
+                .iter()
+                .any(|r| matches!(r, Resolution::Unresolved))
+        })
+        .map(|i| vault.notes[i].name().to_string())
+        .take(10)
+        .collect();
+    if broken.is_empty() {
+        return String::new();
+    }
+    suggestion(
+        "librarian",
+        &format!("{} of these notes have broken links", broken.len()),
+        &broken.join("; "),
+    )
+}
