@@ -261,6 +261,31 @@ struct NewAgent {
 /// The last line of a dry run's report.
 const DRY_RUN_NOTE: &str = "Dry run: nothing was written.";
 
+/// Reads back a new agent file and the registry that will list it; any error refuses the
+/// change (exit 2) before anything is written.
+fn validate_new_definition(
+    agent_path: &str,
+    agent_text: &str,
+    reg_path: &str,
+    reg_text: &str,
+) -> anyhow::Result<()> {
+    let mut diags = Vec::new();
+    let parsed = crew::crew::definition::parse(agent_path, agent_text, &mut diags);
+    crew::crew::registry::parse(reg_path, reg_text, &mut diags);
+    let errors: Vec<String> = diags
+        .iter()
+        .filter(|d| d.severity == crew::crew::Severity::Error)
+        .map(|d| d.to_string())
+        .collect();
+    if parsed.is_none() || !errors.is_empty() {
+        bail!(
+            "the new agent would not load, so nothing was written: {}",
+            errors.join("; ")
+        );
+    }
+    Ok(())
+}
+
 fn new_agent(g: &Global, name: &str, new: NewAgent, dry_run: bool) -> anyhow::Result<u8> {
     let NewAgent {
         description,
@@ -355,24 +380,44 @@ fn new_agent(g: &Global, name: &str, new: NewAgent, dry_run: bool) -> anyhow::Re
     };
     let reg_path = format!("{prefix}references/agents-registry.md");
     let reg_text = gate.read_text(&reg_path).unwrap_or_else(|| "# Agents registry\n\n| Name | Role | Capabilities | Input | Output | Status |\n|------|------|--------------|-------|--------|--------|\n".into());
-    let file = gate.create(&format!("{prefix}agents/{name}.md"), text.as_bytes())?;
-    gate.write(
-        &reg_path,
-        registry::insert_custom_row(&reg_text, &registry::render_agent_row(&row)).as_bytes(),
-    )?;
     // the agents directory gets the new agent's section, as the host's create-agent skill does
     let dir_path = format!("{prefix}references/agents.md");
     let directory = gate.read_text(&dir_path);
     let wrote_directory = directory.is_some() || host.is_some();
-    if wrote_directory {
-        let section =
-            crew::crew::host::directory_section(name, &description, &triggers, &row.capabilities);
-        let base = directory.unwrap_or_else(|| crew::crew::host::EMPTY_DIRECTORY.to_string());
-        gate.write(
-            &dir_path,
-            crew::crew::host::insert_section(&base, &section).as_bytes(),
-        )?;
-    }
+    let new_registry = registry::insert_custom_row(&reg_text, &registry::render_agent_row(&row));
+    let agent_path = format!("{prefix}agents/{name}.md");
+    // the whole change is checked before the first byte is written: the new agent file and
+    // registry must read back without errors, or nothing is written
+    validate_new_definition(&agent_path, &text, &reg_path, &new_registry)?;
+    let mark = gate.mark();
+    let written = (|| -> Result<String, crew::gate::GateError> {
+        let file = gate.create(&agent_path, text.as_bytes())?;
+        gate.write(&reg_path, new_registry.as_bytes())?;
+        if wrote_directory {
+            let section = crew::crew::host::directory_section(
+                name,
+                &description,
+                &triggers,
+                &row.capabilities,
+            );
+            let base = directory
+                .clone()
+                .unwrap_or_else(|| crew::crew::host::EMPTY_DIRECTORY.to_string());
+            gate.write(
+                &dir_path,
+                crew::crew::host::insert_section(&base, &section).as_bytes(),
+            )?;
+        }
+        Ok(file)
+    })();
+    let file = match written {
+        Ok(file) => file,
+        Err(e) => {
+            // one operation: a step that fails takes back the steps before it
+            let undone = gate.rollback_to(mark);
+            bail!("could not add agent `{name}`: {e}; {undone}");
+        }
+    };
     // the vault's agent log, when there is one
     if g.json {
         out_json(
