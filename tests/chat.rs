@@ -640,7 +640,9 @@ fn ctrl_c_cancels_the_running_turn_and_undoes_what_it_wrote() {
         ],
     );
     let mut stdin = child.stdin.take().expect("stdin");
-    stdin.write_all(b"@transcriber save: hello\n").expect("write");
+    stdin
+        .write_all(b"@transcriber save: hello\n")
+        .expect("write");
     stdin.flush().expect("flush");
     wait_for(&arrived);
     let lines = stderr_lines(&mut child);
