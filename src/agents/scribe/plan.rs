@@ -88,6 +88,11 @@ pub fn plan_item(item: &Item, s: &Setting) -> (Planned, Vec<Mention>, Vec<Mentio
     }
     unsure.extend(u2);
     let title = super::title_from(&item.head.replace(['[', ']'], ""));
+    // the heading reads like the file name: a capital first letter
+    let mut chars = title.chars();
+    let title = chars.next().map_or_else(String::new, |f| {
+        f.to_uppercase().collect::<String>() + chars.as_str()
+    });
     let day = match item.kind {
         ItemKind::Event => item.date.unwrap_or(s.today),
         _ => s.today,
