@@ -97,7 +97,11 @@ fn protected(text: &str) -> Vec<std::ops::Range<usize>> {
 pub fn link(text: &str, names: &[Name]) -> (String, Vec<Mention>, Vec<Mention>) {
     // each spelling, folded, → the notes it names and how strongly
     let mut by_surface: BTreeMap<String, Vec<(&Name, How)>> = BTreeMap::new();
-    for n in names.iter().filter(|n| n.surface.chars().count() >= 3) {
+    // two letters are too few to be sure of in Latin scripts; a two-character Japanese
+    // surname ("田中") is a whole name
+    let long_enough =
+        |s: &str| s.chars().count() >= 3 || (s.chars().count() == 2 && s.chars().all(is_cjk));
+    for n in names.iter().filter(|n| long_enough(&n.surface)) {
         by_surface
             .entry(n.surface.to_lowercase())
             .or_default()
@@ -213,6 +217,9 @@ mod tests {
             "see [[Will Smith]] and `Will`"
         );
         let ja = people(&[("田中 太郎", &[])]);
-        assert_eq!(link("田中さんに電話", &ja).0, "田中さんに電話");
+        assert_eq!(
+            link("田中さんに電話", &ja).0,
+            "[[田中 太郎|田中]]さんに電話"
+        );
     }
 }
