@@ -63,6 +63,23 @@ pub enum RunError {
     UnknownAgent(String),
     #[error("no route: the crew declares no usable default_route")]
     NoRoute,
+    #[error("CREW_TODAY=`{0}` is not a day: use YYYY-MM-DD (or YYYY-MM-DDTHH:MM:SS), or unset it")]
+    Clock(String),
+}
+
+/// The run's clock: the machine's, or `CREW_TODAY` when set, so that "tomorrow" or "by Friday"
+/// resolve to the same day in tests and demos whatever day they run. The only place it is read.
+fn run_clock() -> Result<chrono::NaiveDateTime, RunError> {
+    let Ok(raw) = std::env::var("CREW_TODAY") else {
+        return Ok(chrono::Local::now().naive_local());
+    };
+    let raw = raw.trim();
+    chrono::NaiveDateTime::parse_from_str(raw, "%Y-%m-%dT%H:%M:%S")
+        .or_else(|_| {
+            chrono::NaiveDate::parse_from_str(raw, "%Y-%m-%d")
+                .map(|d| d.and_hms_opt(9, 0, 0).unwrap_or_default())
+        })
+        .map_err(|_| RunError::Clock(raw.to_string()))
 }
 
 /// The result of a request.
@@ -437,6 +454,7 @@ pub fn ask(
     };
     crate::crew::root::check(vault_path, access)?;
     crate::dispatch::request::check(crew, message)?;
+    let now = run_clock()?;
     let route = match &opts.agent {
         Some(name) => {
             let (kind, n) = crew
@@ -552,7 +570,7 @@ pub fn ask(
         gate,
         crew,
         opts,
-        now: chrono::Local::now().naive_local(),
+        now,
         attention: false,
         progress,
         log: &mut log,

@@ -18,6 +18,7 @@ pub mod scribe;
 pub mod seeker;
 pub mod sorter;
 pub mod timeframe;
+pub mod user_dates;
 
 use chrono::NaiveDateTime;
 

@@ -4,13 +4,10 @@
 mod note;
 mod week;
 
-use std::sync::LazyLock;
-
 use chrono::{Duration, NaiveDate};
-use regex::Regex;
 
-use super::common;
 use super::{Ctx, NativeOutput};
+use crate::analysis::dates;
 use crate::gate::GateError;
 
 /// One dated item.
@@ -22,15 +19,10 @@ pub struct Dated {
     pub source: String,
 }
 
-static TASK_DATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?:📅|@due\(|due:?|deadline:?|scadenza:?|by)\s*(\d{4}-\d{2}-\d{2})|(\d{4}-\d{2}-\d{2})",
-    )
-    .expect("static regex")
-});
-
 /// Every deadline and dated open task in the vault (Templates left out).
 pub fn collect(ctx: &Ctx) -> Vec<Dated> {
+    // dates as the user writes them: `12/05/2026`, `12 maggio 2026`, `📅 2026-05-12`
+    let order = super::user_dates::date_order(ctx);
     let vault = ctx.gate.vault();
     let templates = format!("{}/", ctx.config.folders.templates);
     let mut out = Vec::new();
@@ -42,7 +34,9 @@ pub fn collect(ctx: &Ctx) -> Vec<Dated> {
             matches!(s.to_lowercase().as_str(), "completed" | "done" | "archived")
         });
         for k in ["deadline", "due", "due-date"] {
-            if let Some(d) = n.property_str(k).and_then(|v| common::parse_date(&v))
+            if let Some(d) = n
+                .property_str(k)
+                .and_then(|v| dates::absolute_date(&v, order))
                 && !done
             {
                 out.push(Dated {
@@ -54,12 +48,7 @@ pub fn collect(ctx: &Ctx) -> Vec<Dated> {
             }
         }
         for t in n.tasks.iter().filter(|t| !t.done) {
-            if let Some(c) = TASK_DATE.captures(&t.text)
-                && let Some(d) = c
-                    .get(1)
-                    .or_else(|| c.get(2))
-                    .and_then(|m| common::parse_date(m.as_str()))
-            {
+            if let Some(d) = dates::absolute_date(&t.text, order) {
                 out.push(Dated {
                     date: d,
                     note: n.name().to_string(),

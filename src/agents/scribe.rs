@@ -1,16 +1,24 @@
-//! The scribe: captures a message as a well-formed note in the inbox.
+//! The scribe: captures a message as well-formed notes in the inbox. The capture is cut into
+//! items (`capture`), each becomes a note with its task line, links and frontmatter (`plan`),
+//! written through the gate (`apply`) and reported (`report`).
+
+mod apply;
+mod capture;
+mod format;
+mod names;
+mod plan;
+mod report;
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::common::{self, suggestion};
+use super::common;
 use super::{Ctx, NativeOutput};
 use crate::dispatch::normalize::normalize;
 use crate::gate::GateError;
-use crate::vault::edit::yaml_scalar;
 
-static URL: LazyLock<Regex> =
+pub(crate) static URL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"https?://[^\s)>\]]+").expect("static regex"));
 
 /// Guesses a note type from cues in the text.
@@ -100,7 +108,7 @@ fn strip_command(text: &str, triggers: &[String]) -> String {
         .to_string()
 }
 
-fn title_from(text: &str) -> String {
+pub(crate) fn title_from(text: &str) -> String {
     let first = text
         .lines()
         .find(|l| !l.trim().is_empty())
@@ -114,60 +122,71 @@ fn title_from(text: &str) -> String {
     common::safe_title(&words.join(" "), 50)
 }
 
-/// Links the first mention of each known person or project name.
-fn link_known_names(body: &str, names: &[String]) -> (String, Vec<String>) {
-    let mut out = body.to_string();
-    let mut linked = Vec::new();
-    for name in names {
-        if name.chars().count() < 3 || out.contains(&format!("[[{name}")) {
-            continue;
-        }
-        let re = match Regex::new(&format!(r"(?i)\b{}\b", regex::escape(name))) {
-            Ok(r) => r,
-            Err(_) => continue,
-        };
-        if let Some(m) = re.find(&out) {
-            let before = &out[..m.start()];
-            // not inside an existing link or code span
-            if before.matches("[[").count() > before.matches("]]").count()
-                || before.matches('`').count() % 2 == 1
-            {
-                continue;
-            }
-            out = format!("{}[[{name}]]{}", &out[..m.start()], &out[m.end()..]);
-            linked.push(name.clone());
-        }
+/// Every name that points at a person or project note.
+fn known_names(ctx: &Ctx) -> Vec<names::Name> {
+    let vault = ctx.gate.vault();
+    let people = &ctx.config.folders.people;
+    let projects = &ctx.config.folders.projects;
+    let mut out: Vec<names::Name> = common::notes_under(&vault.notes, people)
+        .flat_map(|(_, n)| names::person_names(n.name(), &n.aliases))
+        .collect();
+    let mut project_names: Vec<(String, Vec<String>)> = ctx
+        .gate
+        .subdirs(projects)
+        .iter()
+        .map(|p| (p.rsplit('/').next().unwrap_or(p).to_string(), Vec::new()))
+        .collect();
+    for (_, n) in common::notes_in(&vault.notes, projects) {
+        project_names.push((n.name().to_string(), n.aliases.clone()));
     }
-    (out, linked)
+    for (name, aliases) in project_names {
+        out.push(names::Name {
+            surface: name.clone(),
+            target: name.clone(),
+            how: names::How::Full,
+        });
+        out.extend(aliases.into_iter().map(|a| names::Name {
+            surface: a,
+            target: name.clone(),
+            how: names::How::Full,
+        }));
+    }
+    out
 }
 
-fn capture_one(
-    ctx: &mut Ctx,
-    text: &str,
-    known: &[String],
-) -> Result<(String, String, Vec<String>), GateError> {
-    let kind = guess_type(text);
-    let title = title_from(text);
-    let today = ctx.today();
-    let name = common::convention_name(&today, kind, &title);
-    let (body, linked) = link_known_names(text, known);
-    let mut fm = format!("---\ntype: {kind}\ndate: {today}\ntags: [{kind}]\nstatus: inbox\n");
-    if let Some(url) = URL.find(text) {
-        fm.push_str(&format!("source: {}\n", yaml_scalar(url.as_str())));
+const SPLIT_WORDS: &[&str] = &[
+    "one note per item",
+    "split",
+    "separate notes",
+    "una nota per",
+    "une note par",
+    "una nota por",
+    "eine notiz pro",
+    "uma nota por",
+];
+
+/// The items of a capture: a quote stays whole; otherwise cut by kind (or per line on request).
+fn items_of(ctx: &Ctx, text: &str) -> Vec<capture::Item> {
+    if guess_type(text) == "quote" {
+        return vec![capture::Item {
+            kind: capture::ItemKind::Note,
+            head: text.to_string(),
+            body: Vec::new(),
+            date: None,
+            priority: None,
+        }];
     }
-    fm.push_str(&format!("created: {}\n---\n", common::now_stamp(&ctx.now)));
-    let content = if kind == "quote" && !body.trim_start().starts_with('>') {
-        body.lines().map(|l| format!("> {l}\n")).collect::<String>()
+    let per_line = ctx.asks(SPLIT_WORDS);
+    let text: String = if per_line {
+        text.lines()
+            .filter(|l| !normalize(l).contains("one note per item"))
+            .collect::<Vec<_>>()
+            .join("\n")
     } else {
-        format!("{body}\n")
+        text.to_string()
     };
-    let text = format!("{fm}# {title}\n\n{content}");
-    let path = ctx.gate.create(
-        &format!("{}/{name}.md", ctx.config.folders.inbox),
-        text.as_bytes(),
-    )?;
-    common::log_change(ctx, "scribe", &format!("captured {path}"))?;
-    Ok((path, kind.to_string(), linked))
+    let order = super::user_dates::date_order(ctx);
+    capture::split(&text, ctx.now.date(), order, per_line)
 }
 
 /// The scribe agent.
@@ -175,8 +194,10 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     if let Some(by) = &ctx.step.suggested_by {
         // the scribe captures the user's words; a hand-off carries another agent's words
         return Ok(NativeOutput {
-            text: format!("The {by} asked the scribe to: {}
-The native scribe only captures what you write, so nothing was created. Say what to capture, e.g. \"quick note: …\".\n", ctx.step.task.lines().next().unwrap_or("")),
+            text: format!(
+                "The {by} asked the scribe to: {}\nThe native scribe only captures what you write, so nothing was created. Say what to capture, e.g. \"quick note: …\".\n",
+                ctx.step.task.lines().next().unwrap_or("")
+            ),
             postit: ctx.postit.clone().unwrap_or_default(),
             attention: false,
         });
@@ -195,98 +216,37 @@ The native scribe only captures what you write, so nothing was created. Say what
             attention: true,
         });
     }
-    let vault = ctx.gate.vault();
-    let people = ctx.config.folders.people.clone();
-    let projects = ctx.config.folders.projects.clone();
-    let mut known: Vec<String> = common::notes_in(&vault.notes, &people)
-        .map(|(_, n)| n.name().to_string())
-        .collect();
-    known.extend(
+    let items = items_of(ctx, &text);
+    let names = known_names(ctx);
+    let choice = format::detect(
         ctx.gate
-            .subdirs(&projects)
+            .vault()
+            .notes
             .iter()
-            .map(|p| p.rsplit('/').next().unwrap_or(p).to_string()),
+            .filter(|n| !ctx.config.folders.in_templates(&n.path))
+            .flat_map(|n| n.tasks.iter().map(|t| t.text.as_str())),
     );
-    known.sort_by_key(|n| std::cmp::Reverse(n.chars().count()));
-    let split = ctx.asks(&[
-        "one note per item",
-        "split",
-        "separate notes",
-        "una nota per",
-        "une note par",
-        "una nota por",
-        "eine notiz pro",
-        "uma nota por",
-    ]);
-    let items: Vec<String> = if split {
-        text.lines()
-            .map(|l| {
-                l.trim()
-                    .trim_start_matches(['-', '*', '+'])
-                    .trim()
-                    .to_string()
-            })
-            .filter(|l| !l.is_empty() && !normalize(l).contains("one note per item"))
-            .collect()
-    } else {
-        vec![text.clone()]
+    let setting = plan::Setting {
+        today: ctx.now.date(),
+        stamp: common::now_stamp(&ctx.now),
+        inbox: &ctx.config.folders.inbox,
+        format: choice.format,
+        names: &names,
     };
-    let mut created = Vec::new();
-    let mut all_linked = Vec::new();
+    let mut captured = report::Captured::new(choice);
     for item in &items {
-        let (path, kind, linked) = capture_one(ctx, item, &known)?;
-        created.push((path, kind));
-        all_linked.extend(linked);
+        let (planned, linked, unsure) = plan::plan_item(item, &setting);
+        captured.add(planned, linked, unsure);
     }
-    let mut out = format!(
-        "## Captured {} note{}\n\n",
-        created.len(),
-        if created.len() == 1 { "" } else { "s" }
-    );
-    for (p, k) in &created {
-        out.push_str(&format!("- `{p}` ({k})\n"));
-    }
-    if !all_linked.is_empty() {
-        all_linked.sort();
-        all_linked.dedup();
-        out.push_str(&format!(
-            "\nLinked: {}\n",
-            all_linked
-                .iter()
-                .map(|n| format!("[[{n}]]"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    let project_linked: Vec<&String> = all_linked
+    apply::create(ctx, &mut captured)?;
+    let projects = ctx.config.folders.projects.clone();
+    let files_to_project = captured
+        .linked
         .iter()
-        .filter(|n| ctx.gate.dir_exists(&format!("{projects}/{n}")))
-        .collect();
-    if !project_linked.is_empty() {
-        out.push_str(&suggestion(
-            "sorter",
-            "the new note names a project that exists; it can be filed now",
-            &created
-                .iter()
-                .map(|c| c.0.clone())
-                .collect::<Vec<_>>()
-                .join("; "),
-        ));
-    }
-    Ok(NativeOutput {
-        postit: format!(
-            "captured {} note(s) on {}:\n{}",
-            created.len(),
-            ctx.today(),
-            created
-                .iter()
-                .map(|c| format!("- {}", c.0))
-                .collect::<Vec<_>>()
-                .join("\n")
-        ),
-        text: out,
-        attention: false,
-    })
+        .flat_map(|m| m.notes.iter())
+        .any(|n| ctx.gate.dir_exists(&format!("{projects}/{n}")));
+    ctx.data = serde_json::to_value(&captured).ok();
+    Ok(report::output(&captured, &ctx.today(), files_to_project))
 }
 
 #[cfg(test)]
@@ -314,15 +274,5 @@ mod tests {
             "buy milk\nand eggs"
         );
         assert_eq!(strip_command("plain text", &t), "plain text");
-    }
-
-    #[test]
-    fn links_known_names_once() {
-        let (b, l) = link_known_names(
-            "met Anna Rossi and anna rossi again",
-            &["Anna Rossi".to_string()],
-        );
-        assert_eq!(b, "met [[Anna Rossi]] and anna rossi again");
-        assert_eq!(l, vec!["Anna Rossi"]);
     }
 }

@@ -5,6 +5,7 @@
 //! conventions (required frontmatter keys, the naming convention, the inbox and archive roles);
 //! what they build on — links resolved, the graph, folder notes — is the vault crate's.
 
+pub mod dates;
 pub mod graph;
 pub mod health;
 pub mod text;

@@ -145,6 +145,8 @@ pub struct CrewConfig {
     pub mail: super::mailcal::MailConfig,
     /// The postman's calendar files.
     pub calendar: super::mailcal::CalendarConfig,
+    /// How `12/05/2026` is read (`dmy`, `mdy`, `ymd`); unset: from the profile's language.
+    pub date_order: Option<crate::analysis::dates::DateOrder>,
 }
 
 impl Default for CrewConfig {
@@ -164,6 +166,7 @@ impl Default for CrewConfig {
             adopted: false,
             mail: Default::default(),
             calendar: Default::default(),
+            date_order: None,
         }
     }
 }

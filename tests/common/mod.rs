@@ -34,7 +34,8 @@ pub fn crew(vault: &Path) -> Command {
     let mut cmd = Command::cargo_bin("crew").expect("binary");
     cmd.env_remove("CREW_VAULT")
         .env_remove("CREW_DIR")
-        .env_remove("CREW_LOG");
+        .env_remove("CREW_LOG")
+        .env_remove("CREW_TODAY");
     cmd.arg("--vault").arg(vault);
     cmd
 }

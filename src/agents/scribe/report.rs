@@ -1,0 +1,144 @@
+//! What the scribe did, as data (`--json`) and as the Markdown answer.
+
+use serde::Serialize;
+
+use super::capture::ItemKind;
+use super::format::{FormatChoice, TaskFormat};
+use super::names::Mention;
+use super::plan::Planned;
+use crate::agents::NativeOutput;
+use crate::agents::common::suggestion;
+
+/// The notes of one capture, the links made and the names left alone.
+#[derive(Debug, Clone, Serialize)]
+pub struct Captured {
+    pub notes: Vec<Planned>,
+    pub linked: Vec<Mention>,
+    /// Names several notes answer to: not linked.
+    pub ambiguous: Vec<Mention>,
+    pub task_format: FormatChoice,
+}
+
+impl Captured {
+    pub fn new(task_format: FormatChoice) -> Captured {
+        Captured {
+            notes: Vec::new(),
+            linked: Vec::new(),
+            ambiguous: Vec::new(),
+            task_format,
+        }
+    }
+
+    pub fn add(&mut self, note: Planned, linked: Vec<Mention>, ambiguous: Vec<Mention>) {
+        self.notes.push(note);
+        for m in linked {
+            if !self.linked.iter().any(|l| l.notes == m.notes) {
+                self.linked.push(m);
+            }
+        }
+        for m in ambiguous {
+            if !self
+                .ambiguous
+                .iter()
+                .any(|a| a.said.eq_ignore_ascii_case(&m.said))
+            {
+                self.ambiguous.push(m);
+            }
+        }
+    }
+
+    fn count(&self, kind: ItemKind) -> usize {
+        self.notes.iter().filter(|n| n.item == kind).count()
+    }
+}
+
+fn format_name(f: TaskFormat) -> &'static str {
+    match f {
+        TaskFormat::TasksEmoji => "Tasks plugin (📅)",
+        TaskFormat::Dataview => "Dataview fields ([due:: …])",
+        TaskFormat::AtDue => "@due(…)",
+    }
+}
+
+fn links(list: &[String]) -> String {
+    list.iter()
+        .map(|n| format!("[[{n}]]"))
+        .collect::<Vec<_>>()
+        .join(" or ")
+}
+
+/// The answer shown to the user and the post-it kept.
+pub fn output(c: &Captured, today: &str, files_to_project: bool) -> NativeOutput {
+    let n = c.notes.len();
+    let mut out = format!("## Captured {n} note{}\n\n", if n == 1 { "" } else { "s" });
+    if n > 1 {
+        out.push_str(&format!(
+            "Identified {n} items: {} task(s), {} idea(s), {} note(s), {} event(s).\n\n",
+            c.count(ItemKind::Task),
+            c.count(ItemKind::Idea),
+            c.count(ItemKind::Note),
+            c.count(ItemKind::Event)
+        ));
+    }
+    for p in &c.notes {
+        out.push_str(&format!("- `{}` ({})\n", p.path, p.kind));
+        if let Some(t) = &p.task {
+            out.push_str(&format!("  `{t}`\n"));
+        } else if let Some(d) = p.date.filter(|_| p.item == ItemKind::Event) {
+            out.push_str(&format!("  on {d}\n"));
+        }
+    }
+    if c.notes.iter().any(|p| p.task.is_some()) {
+        let f = &c.task_format;
+        let basis = if f.seen.iter().sum::<usize>() == 0 {
+            "no task in the vault shows a format yet".to_string()
+        } else {
+            format!(
+                "the vault's tasks: {} emoji, {} Dataview, {} @due",
+                f.seen[0], f.seen[1], f.seen[2]
+            )
+        };
+        out.push_str(&format!(
+            "\nTask format: {} — {basis}.\n",
+            format_name(f.format)
+        ));
+    }
+    if !c.linked.is_empty() {
+        let names: Vec<String> = c.linked.iter().flat_map(|m| m.notes.clone()).collect();
+        out.push_str(&format!(
+            "\nLinked: {}\n",
+            names
+                .iter()
+                .map(|n| format!("[[{n}]]"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    for a in &c.ambiguous {
+        out.push_str(&format!(
+            "\nNot linked: \"{}\" could be {}; write the full name to link it.\n",
+            a.said,
+            links(&a.notes)
+        ));
+    }
+    if files_to_project {
+        let paths: Vec<&str> = c.notes.iter().map(|p| p.path.as_str()).collect();
+        out.push_str(&suggestion(
+            "sorter",
+            "the new note names a project that exists; it can be filed now",
+            &paths.join("; "),
+        ));
+    }
+    NativeOutput {
+        postit: format!(
+            "captured {n} note(s) on {today}:\n{}",
+            c.notes
+                .iter()
+                .map(|p| format!("- {}", p.path))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ),
+        text: out,
+        attention: false,
+    }
+}
