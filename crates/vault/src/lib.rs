@@ -59,6 +59,7 @@
 
 pub mod classify;
 pub mod edit;
+pub mod feature_store;
 pub mod folder_note;
 pub mod hash;
 pub(crate) mod index;
@@ -155,6 +156,8 @@ pub struct Vault {
     /// not parsed. They stay in [`Vault::files`], so links to them still resolve; a writer
     /// should leave them alone and report them.
     pub unreadable: Vec<(String, String)>,
+    /// The index the vault was opened with and each note's stamp then.
+    pub(crate) origin: index::Origin,
 }
 
 impl Vault {
@@ -342,6 +345,7 @@ impl Vault {
         let mut vault = Vault::from_parts(root.to_path_buf(), files, notes, note_file_ids, known);
         vault.stale_temps = temps;
         vault.unreadable = unreadable;
+        vault.origin.index = index_path.map(Path::to_path_buf);
         if let Some(path) = index_path
             && stale_index
         {
@@ -358,6 +362,7 @@ impl Vault {
                 .collect();
             index::save(path, listing_hash, entries);
         }
+        vault.origin.stamps = stamps;
         Ok(vault)
     }
 
@@ -415,6 +420,7 @@ impl Vault {
             leaf_index,
             stale_temps: Vec::new(),
             unreadable: Vec::new(),
+            origin: index::Origin::default(),
         }
     }
 
@@ -568,6 +574,7 @@ impl Vault {
                     index.replace(n, &self.notes[n], &note);
                 }
                 self.notes[n] = note;
+                self.origin.forget(n);
                 self.resolve_note(n);
             }
             _ => {
@@ -611,6 +618,7 @@ impl Vault {
         self.files.rename(id, to);
         if let Some(n) = self.note_of_file(id) {
             self.notes[n].path = to.to_string();
+            self.origin.forget(n);
             self.resolve_note(n);
         }
         self.reresolve_leaves(&[leaves::leaf(from), leaves::leaf(to)]);
