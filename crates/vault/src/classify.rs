@@ -217,11 +217,33 @@ pub fn with_links(
     content: Vec<(Feature, f32)>,
     names: Option<&mut FxHashMap<Feature, String>>,
 ) -> Vec<(Feature, f32)> {
+    let incoming = vault.links_to(idx).into_iter().map(|(src, _)| src);
+    add_links(vault, idx, content, incoming, names)
+}
+
+/// [`with_links`] for many notes, with `backlinks` from [`Vault::backlinks`] (one pass over
+/// the vault's links rather than one query per note).
+pub fn with_links_given(
+    vault: &Vault,
+    idx: usize,
+    content: Vec<(Feature, f32)>,
+    backlinks: &[usize],
+) -> Vec<(Feature, f32)> {
+    add_links(vault, idx, content, backlinks.iter().copied(), None)
+}
+
+fn add_links(
+    vault: &Vault,
+    idx: usize,
+    content: Vec<(Feature, f32)>,
+    incoming: impl Iterator<Item = usize>,
+    names: Option<&mut FxHashMap<Feature, String>>,
+) -> Vec<(Feature, f32)> {
     let mut c = Collector {
         weights: content.into_iter().collect(),
         names,
     };
-    for other in linked_notes(vault, idx) {
+    for other in linked_notes(vault, idx, incoming) {
         c.add('f', &[folder_of(&vault.notes[other].path)], W_LINK_FOLDER);
     }
     sorted(c.weights)
@@ -235,8 +257,9 @@ fn sorted(weights: FxHashMap<Feature, f32>) -> Vec<(Feature, f32)> {
     out
 }
 
-/// The notes a note links to (wikilinks and Markdown links) and the notes that link to it.
-pub(crate) fn linked_notes(vault: &Vault, idx: usize) -> Vec<usize> {
+/// The notes a note links to (wikilinks and Markdown links) and `incoming`, the notes that
+/// link to it.
+fn linked_notes(vault: &Vault, idx: usize, incoming: impl Iterator<Item = usize>) -> Vec<usize> {
     let note = &vault.notes[idx];
     let mut out: Vec<usize> =
         vault.resolved[idx]
@@ -246,7 +269,7 @@ pub(crate) fn linked_notes(vault: &Vault, idx: usize) -> Vec<usize> {
                 super::rewrite::resolve_any(&vault.files, &note.path, &l.target, true)
             }))
             .filter_map(|id| vault.note_of_file(id))
-            .chain(vault.links_to(idx).into_iter().map(|(src, _)| src))
+            .chain(incoming)
             .filter(|&n| n != idx)
             .collect();
     out.sort_unstable();
@@ -794,6 +817,28 @@ mod tests {
         shuffle(&mut b, 3);
         assert_eq!(a, b);
         assert_ne!(a, (0..50).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn link_features_from_backlinks_equal_those_from_queries() {
+        let texts = [
+            (
+                "A/One.md",
+                "See [[Two]], [[b/Three|three]] and ![[One]]. [x](../B/b/Three.md)",
+            ),
+            ("B/Two.md", "Back to [[one]] and [[Nowhere]], [[Two#Top]]."),
+            ("B/b/Three.md", "[[One]] [[One]] [[A/One]] ![[Two]]"),
+            ("Four.md", "alone"),
+        ];
+        let notes = texts.iter().map(|(p, t)| Note::parse_text(*p, t)).collect();
+        let vault = Vault::from_notes("/v".into(), notes, Vec::new());
+        let backlinks = vault.backlinks();
+        for i in 0..vault.notes.len() {
+            let content = feats("words here");
+            let one = with_links(&vault, i, content.clone(), None);
+            assert_eq!(with_links_given(&vault, i, content, &backlinks[i]), one);
+        }
+        assert!(backlinks.iter().any(|b| b.len() >= 2), "{backlinks:?}");
     }
 
     #[test]

@@ -162,8 +162,10 @@ impl FeatureStore {
             }
         }
         // the features of links depend on the other notes: computed each time, in parallel
+        let backlinks = vault.backlinks();
         examples.par_iter_mut().for_each(|(n, _, feats)| {
-            *feats = classify::with_links(vault, *n, std::mem::take(feats), None);
+            let content = std::mem::take(feats);
+            *feats = classify::with_links_given(vault, *n, content, &backlinks[*n]);
         });
         examples
     }
