@@ -833,10 +833,10 @@ mod tests {
         let notes = texts.iter().map(|(p, t)| Note::parse_text(*p, t)).collect();
         let vault = Vault::from_notes("/v".into(), notes, Vec::new());
         let backlinks = vault.backlinks();
-        for i in 0..vault.notes.len() {
+        for (i, back) in backlinks.iter().enumerate() {
             let content = feats("words here");
             let one = with_links(&vault, i, content.clone(), None);
-            assert_eq!(with_links_given(&vault, i, content, &backlinks[i]), one);
+            assert_eq!(with_links_given(&vault, i, content, back), one);
         }
         assert!(backlinks.iter().any(|b| b.len() >= 2), "{backlinks:?}");
     }

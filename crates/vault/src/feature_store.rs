@@ -35,6 +35,10 @@ struct Stored {
     features: Option<Vec<(Feature, f32)>>,
 }
 
+/// A note asked for: its index, its content features (`None`: declined) and the entry to
+/// store when they were computed now.
+type Found = (usize, Option<Vec<(Feature, f32)>>, Option<Stored>);
+
 /// A calibration and the question it answered.
 #[derive(Serialize, Deserialize, Clone)]
 struct KeptCalibration {
@@ -125,7 +129,7 @@ impl FeatureStore {
         skip: &(dyn Fn(&str) -> bool + Sync),
     ) -> Vec<Example> {
         let keep = self.path.is_some();
-        let found: Vec<(usize, Option<Vec<(Feature, f32)>>, Option<Stored>)> = notes
+        let found: Vec<Found> = notes
             .par_iter()
             .filter_map(|&n| {
                 let note = &vault.notes[n];

@@ -1121,7 +1121,8 @@ mod tests {
 
     #[test]
     fn pathological_runs_are_linear() {
-        let families: [(&str, fn(usize) -> String); 5] = [
+        type Family = (&'static str, fn(usize) -> String);
+        let families: [Family; 5] = [
             ("backtick runs of many lengths", |n| {
                 (1..n).map(|k| "`".repeat(k % 50 + 1) + " ").collect()
             }),
