@@ -15,7 +15,8 @@
 //! - A persistent index ([`Vault::open_indexed`]) so a large vault is not parsed again while
 //!   its files are unchanged.
 //! - [`stats`]: the counts of a vault; [`classify`]: a filing classifier that learns from the
-//!   notes already filed where a new note belongs.
+//!   notes already filed where a new note belongs, with [`feature_store`] keeping its per-note
+//!   features and last calibration next to the index.
 //! - [`edit`] and [`rewrite`]: pure text edits (frontmatter keys, link targets) and the plan of
 //!   link rewrites that keeps every link pointing at the same file when files move.
 //! - [`read`], [`hash`], [`folder_note`]: jailed reads of one file, content fingerprints, and
