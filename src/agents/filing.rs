@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::crew::Folders;
 use crate::vault::Vault;
 use crate::vault::classify::{self, Calibration, Guess, Model};
+use crate::vault::feature_store::{FeatureStore, body_of};
 
 /// Filed notes a calibration looks at.
 pub const CALIBRATION_SAMPLE: usize = 400;
@@ -20,15 +21,6 @@ pub struct Learned {
     pub calibration: Calibration,
     excluded: FxHashSet<String>,
     archive: String,
-}
-
-fn body_of(text: &str, note: &crate::vault::Note) -> String {
-    let start = note
-        .frontmatter_block
-        .as_ref()
-        .map_or(0, |b| b.block.end)
-        .min(text.len());
-    text.get(start..).unwrap_or("").to_string()
 }
 
 /// Folders that are never a home.
@@ -53,44 +45,50 @@ fn done(note: &crate::vault::Note) -> bool {
 impl Learned {
     /// Trains on every note in a candidate home, reading through `source` (the gate in a run,
     /// so a dry run learns what a real run would). Returns `None` for a vault with too few
-    /// filed notes to learn from.
+    /// filed notes to learn from. Notes unchanged since an earlier run are not read again:
+    /// their features, and the calibration while the model is the same, come from the store
+    /// kept next to the vault's index.
     pub fn learn(
         vault: &Vault,
         source: &dyn crate::vault::NoteSource,
         folders: &Folders,
         target: f64,
     ) -> Option<Learned> {
-        use rayon::prelude::*;
+        let mut store = FeatureStore::load(vault);
+        let learned = Learned::learn_with(vault, source, folders, target, &mut store);
+        store.save();
+        learned
+    }
+
+    /// [`Learned::learn`] through `store` ([`FeatureStore::disabled`]: every note read, the
+    /// calibration computed).
+    pub fn learn_with(
+        vault: &Vault,
+        source: &dyn crate::vault::NoteSource,
+        folders: &Folders,
+        target: f64,
+        store: &mut FeatureStore,
+    ) -> Option<Learned> {
         let excluded = excluded(folders);
-        let examples: Vec<classify::Example> = vault
-            .notes
-            .par_iter()
-            .enumerate()
-            .filter_map(|(i, n)| {
-                let folder = classify::folder_of(&n.path);
-                if !classify::candidate(folder, &excluded)
-                    || folders.crew_owned(&n.path)
-                    || crate::vault::folder_note::is_inside_folder_note(&n.path)
-                {
-                    return None;
-                }
-                let text = source.note_text(&n.path)?;
-                if crate::crew::config::holds_template_syntax(&text) {
-                    return None;
-                }
-                let body = body_of(&text, n);
-                Some((
-                    i,
-                    folder.to_string(),
-                    classify::features(vault, i, &body, None),
-                ))
+        let homed: Vec<usize> = (0..vault.notes.len())
+            .filter(|&i| {
+                let path = &vault.notes[i].path;
+                classify::candidate(classify::folder_of(path), &excluded)
+                    && !folders.crew_owned(path)
+                    && !crate::vault::folder_note::is_inside_folder_note(path)
             })
             .collect();
+        let examples = store.examples(
+            vault,
+            &homed,
+            source,
+            &crate::crew::config::holds_template_syntax,
+        );
         if examples.len() < 5 {
             return None;
         }
         let model = Model::train(examples);
-        let calibration = model.calibrate(target, CALIBRATION_SAMPLE, 0);
+        let calibration = store.calibrate(&model, target, CALIBRATION_SAMPLE, 0);
         Some(Learned {
             model,
             calibration,
@@ -104,7 +102,7 @@ impl Learned {
         let note = &vault.notes[idx];
         let body = body_of(text, note);
         let mut names = rustc_hash::FxHashMap::default();
-        let feats = classify::features(vault, idx, &body, Some(&mut names));
+        let feats = classify::features(vault, idx, body, Some(&mut names));
         let is_done = done(note);
         let archive = self.archive.clone();
         let allowed = |folder: &str| {

@@ -96,6 +96,7 @@ pub fn snapshot(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
                 || rel.starts_with(".crew/journal")
                 || rel == ".crew/lock"
                 || rel == ".crew/index.bin"
+                || rel == ".crew/index.bin.classify"
             {
                 continue;
             }

@@ -13,7 +13,7 @@
 //! Pure: the caller supplies each note's text; nothing here reads the disk.
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::Vault;
 use super::note::Note;
@@ -133,17 +133,31 @@ pub fn folder_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
-/// The raw features of note `idx` of `vault`: (feature, count × family weight), in no
-/// particular order. `body` is the note's text, read by the caller (through a
+/// The raw features of note `idx` of `vault`: (feature, count × family weight), sorted by
+/// feature. `body` is the note's text, read by the caller (through a
 /// [`NoteSource`](crate::NoteSource), for instance). With `names`, each feature's readable
 /// text is recorded too, for [`Model::guess`] to explain its ranking.
+///
+/// The same as [`with_links`] over [`content_features`]: what the note's own text and name
+/// give, which a cache can keep while the note is unchanged, and the folders of its linked
+/// notes, which change with other notes.
 pub fn features(
     vault: &Vault,
     idx: usize,
     body: &str,
+    mut names: Option<&mut FxHashMap<Feature, String>>,
+) -> Vec<(Feature, f32)> {
+    let content = content_features(&vault.notes[idx], body, names.as_deref_mut());
+    with_links(vault, idx, content, names)
+}
+
+/// The features a note's name, body and frontmatter give (every family but linked folders),
+/// sorted by feature; `body` is its text after the frontmatter.
+pub fn content_features(
+    note: &Note,
+    body: &str,
     names: Option<&mut FxHashMap<Feature, String>>,
 ) -> Vec<(Feature, f32)> {
-    let note: &Note = &vault.notes[idx];
     let mut c = Collector {
         weights: FxHashMap::default(),
         names,
@@ -189,17 +203,63 @@ pub fn features(
             c.add('l', &[t], W_LINE);
         }
     }
-    for other in linked_notes(vault, idx) {
-        c.add('f', &[folder_of(&vault.notes[other].path)], W_LINK_FOLDER);
-    }
     for shape in name_shapes(note.name()) {
         c.add('s', &[shape], W_SHAPE);
     }
-    c.weights.into_iter().collect()
+    sorted(c.weights)
 }
 
-/// The notes a note links to (wikilinks and Markdown links) and the notes that link to it.
-pub(crate) fn linked_notes(vault: &Vault, idx: usize) -> Vec<usize> {
+/// `content` (from [`content_features`]) with the folders of the notes note `idx` links with
+/// added: the note's full features, sorted by feature.
+pub fn with_links(
+    vault: &Vault,
+    idx: usize,
+    content: Vec<(Feature, f32)>,
+    names: Option<&mut FxHashMap<Feature, String>>,
+) -> Vec<(Feature, f32)> {
+    let incoming = vault.links_to(idx).into_iter().map(|(src, _)| src);
+    add_links(vault, idx, content, incoming, names)
+}
+
+/// [`with_links`] for many notes, with `backlinks` from [`Vault::backlinks`] (one pass over
+/// the vault's links rather than one query per note).
+pub fn with_links_given(
+    vault: &Vault,
+    idx: usize,
+    content: Vec<(Feature, f32)>,
+    backlinks: &[usize],
+) -> Vec<(Feature, f32)> {
+    add_links(vault, idx, content, backlinks.iter().copied(), None)
+}
+
+fn add_links(
+    vault: &Vault,
+    idx: usize,
+    content: Vec<(Feature, f32)>,
+    incoming: impl Iterator<Item = usize>,
+    names: Option<&mut FxHashMap<Feature, String>>,
+) -> Vec<(Feature, f32)> {
+    let mut c = Collector {
+        weights: content.into_iter().collect(),
+        names,
+    };
+    for other in linked_notes(vault, idx, incoming) {
+        c.add('f', &[folder_of(&vault.notes[other].path)], W_LINK_FOLDER);
+    }
+    sorted(c.weights)
+}
+
+/// Features in one order whatever the hash table's, so that sums over them (a vector's
+/// length) come out the same to the last bit however they were gathered.
+fn sorted(weights: FxHashMap<Feature, f32>) -> Vec<(Feature, f32)> {
+    let mut out: Vec<(Feature, f32)> = weights.into_iter().collect();
+    out.sort_unstable_by_key(|(f, _)| *f);
+    out
+}
+
+/// The notes a note links to (wikilinks and Markdown links) and `incoming`, the notes that
+/// link to it.
+fn linked_notes(vault: &Vault, idx: usize, incoming: impl Iterator<Item = usize>) -> Vec<usize> {
     let note = &vault.notes[idx];
     let mut out: Vec<usize> =
         vault.resolved[idx]
@@ -209,7 +269,7 @@ pub(crate) fn linked_notes(vault: &Vault, idx: usize) -> Vec<usize> {
                 super::rewrite::resolve_any(&vault.files, &note.path, &l.target, true)
             }))
             .filter_map(|id| vault.note_of_file(id))
-            .chain(vault.links_to(idx).into_iter().map(|(src, _)| src))
+            .chain(incoming)
             .filter(|&n| n != idx)
             .collect();
     out.sort_unstable();
@@ -295,7 +355,7 @@ const VIEW_CENTROID: f32 = 0.4;
 const FOLDER_NAME_BONUS: f32 = 0.1;
 
 /// Precision and coverage estimated on the vault's own filed notes.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Calibration {
     /// The margin at or above which a guess is filed (`f32::INFINITY`: never).
     pub margin: f32,
@@ -395,6 +455,26 @@ impl Model {
         self.folders.iter().cloned().zip(counts).collect()
     }
 
+    /// A fingerprint of everything a calibration depends on: the documents (their order,
+    /// folders and vectors to the bit), the folders and the words naming them. Two models with
+    /// the same fingerprint calibrate to the same result, so a result can be kept and reused.
+    pub fn fingerprint(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.folders.hash(&mut h);
+        self.folder_words.hash(&mut h);
+        self.features.len().hash(&mut h);
+        for (_, fid, v) in &self.docs {
+            fid.hash(&mut h);
+            v.len().hash(&mut h);
+            for (f, w) in v {
+                f.hash(&mut h);
+                w.to_bits().hash(&mut h);
+            }
+        }
+        h.finish()
+    }
+
     /// How many notes the model learned from.
     pub fn examples(&self) -> usize {
         self.docs.len()
@@ -439,18 +519,26 @@ impl Model {
         allowed: &dyn Fn(&str) -> bool,
         names: Option<&FxHashMap<Feature, String>>,
     ) -> Guess {
-        let mut sims: FxHashMap<u32, f32> = FxHashMap::default();
+        // one slot per document (each sum is added in the order of the query's features, as a
+        // hash map would): a hash map per guess cost most of a calibration
+        let mut sims: Vec<f32> = vec![0.0; self.docs.len()];
+        let mut touched: Vec<u32> = Vec::new();
         for &(f, w) in q {
             for &(d, dw) in &self.postings[f as usize] {
-                *sims.entry(d).or_default() += w * dw;
+                let slot = &mut sims[d as usize];
+                if *slot == 0.0 {
+                    touched.push(d);
+                }
+                *slot += w * dw;
             }
         }
         let excluded_doc = exclude.and_then(|idx| self.docs.iter().position(|(i, _, _)| *i == idx));
-        if let Some(d) = excluded_doc {
-            sims.remove(&(d as u32));
-        }
-        let mut near: Vec<(u32, f32)> = sims
+        touched.sort_unstable();
+        touched.dedup();
+        let mut near: Vec<(u32, f32)> = touched
             .into_iter()
+            .filter(|d| Some(*d as usize) != excluded_doc)
+            .map(|d| (d, sims[d as usize]))
             .filter(|(d, s)| *s > 0.0 && allowed(&self.folders[self.docs[*d as usize].1]))
             .collect();
         let by_similarity =
@@ -561,12 +649,15 @@ impl Model {
         let mut order: Vec<usize> = (0..self.docs.len()).collect();
         shuffle(&mut order, seed);
         order.truncate(sample);
+        use rayon::prelude::*;
         let all = |_: &str| true;
+        let all: &(dyn Fn(&str) -> bool + Sync) = &all;
+        // the guesses are independent; collected in sample order, as one by one
         let mut results: Vec<(f32, usize, bool)> = order
-            .iter()
+            .par_iter()
             .map(|&d| {
                 let (idx, fid, v) = &self.docs[d];
-                let g = self.guess_vector(v, Some(*idx), &all, None);
+                let g = self.guess_vector(v, Some(*idx), all, None);
                 let right = g.best().is_some_and(|b| b.folder == self.folders[*fid]);
                 (g.margin, *fid, right)
             })
@@ -669,68 +760,5 @@ pub fn candidate(folder: &str, excluded: &FxHashSet<String>) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn feats(words: &str) -> Vec<(Feature, f32)> {
-        tokens(words).map(|w| (feature('w', &[w]), 1.0)).collect()
-    }
-
-    fn model() -> Model {
-        let mut ex = Vec::new();
-        for i in 0..12 {
-            ex.push((
-                i,
-                "Cooking".to_string(),
-                feats(&format!("recipe flour oven bake dish{i}")),
-            ));
-            ex.push((
-                100 + i,
-                "Code".to_string(),
-                feats(&format!("rust compiler borrow function crate{i}")),
-            ));
-        }
-        Model::train(ex)
-    }
-
-    #[test]
-    fn nearest_folder_wins_with_a_margin() {
-        let m = model();
-        let g = m.guess(&feats("a new bake with flour"), None, &|_| true, None);
-        assert_eq!(g.best().map(|b| b.folder.as_str()), Some("Cooking"));
-        assert!(g.margin > 0.5, "{}", g.margin);
-        let none = m.guess(&feats("zebra"), None, &|_| true, None);
-        assert!(none.ranked.is_empty());
-    }
-
-    #[test]
-    fn allowed_limits_the_folders() {
-        let m = model();
-        let g = m.guess(&feats("bake flour rust"), None, &|f| f == "Code", None);
-        assert!(g.ranked.iter().all(|s| s.folder == "Code"));
-    }
-
-    #[test]
-    fn leave_one_out_calibration_reaches_its_target() {
-        let m = model();
-        let c = m.calibrate(0.95, 100, 7);
-        assert_eq!(c.sampled, 24);
-        assert!(c.precision >= 0.95 && c.coverage > 0.9, "{c:?}");
-    }
-
-    #[test]
-    fn shuffle_is_deterministic() {
-        let mut a: Vec<u32> = (0..50).collect();
-        let mut b = a.clone();
-        shuffle(&mut a, 3);
-        shuffle(&mut b, 3);
-        assert_eq!(a, b);
-        assert_ne!(a, (0..50).collect::<Vec<_>>());
-    }
-
-    #[test]
-    fn name_shapes_are_read() {
-        assert_eq!(name_shapes("2024-01-02 standup"), vec!["dated"]);
-        assert!(name_shapes("Network_Programming_Sockets").contains(&"snake"));
-    }
-}
+#[path = "classify_tests.rs"]
+mod tests;

@@ -18,10 +18,11 @@ use super::resolve::Resolution;
 
 /// Bump when the layout of [`Note`] or of this file changes, or when the rules that fill a
 /// `Note` change (7: container-aware code masking, `[[]]` is text): an older index is then
-/// rebuilt instead of answering with links read by the old rules.
-pub(crate) const FORMAT: u32 = 7;
+/// rebuilt instead of answering with links read by the old rules; 8: the filing classifier's
+/// store next to it, [`crate::feature_store`]).
+pub(crate) const FORMAT: u32 = 8;
 /// How close to the index's own time a modification must be to be distrusted.
-const RACY_NS: i128 = 2_000_000_000;
+pub(crate) const RACY_NS: i128 = 2_000_000_000;
 /// Notes per independently encoded chunk: chunks are encoded and decoded in parallel.
 const CHUNK: usize = 2048;
 
@@ -40,7 +41,7 @@ struct Head {
     head_sum: u64,
 }
 
-fn checksum(bytes: &[u8]) -> u64 {
+pub(crate) fn checksum(bytes: &[u8]) -> u64 {
     use std::hash::Hasher as _;
     let mut h = rustc_hash::FxHasher::default();
     h.write(bytes);
@@ -85,11 +86,39 @@ pub(crate) struct Stamp {
 }
 
 impl Stamp {
+    /// Whether something written at `written_ns` can vouch for the file as it was at this
+    /// stamp: it last changed well before (see the module comment).
+    pub(crate) fn settled_before(&self, written_ns: i128) -> bool {
+        self.mtime_ns.max(self.ctime_ns) + RACY_NS < written_ns
+    }
+
     pub(crate) fn of(meta: &std::fs::Metadata) -> Stamp {
         Stamp {
             size: meta.len(),
             mtime_ns: mtime_ns(meta),
             ctime_ns: ctime_ns(meta),
+        }
+    }
+}
+
+/// Where a vault's notes came from: the index file it was opened with and each note's stamp
+/// when read (`None` once the note changed in memory), for caches kept next to the index.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Origin {
+    pub(crate) index: Option<std::path::PathBuf>,
+    pub(crate) stamps: Vec<Option<Stamp>>,
+}
+
+impl Origin {
+    /// The stamp of note `n` as read, if it has not changed in memory since.
+    pub(crate) fn stamp(&self, n: usize) -> Option<Stamp> {
+        self.stamps.get(n).copied().flatten()
+    }
+
+    /// Note `n` changed in memory: nothing on disk describes it any more.
+    pub(crate) fn forget(&mut self, n: usize) {
+        if let Some(s) = self.stamps.get_mut(n) {
+            *s = None;
         }
     }
 }
@@ -193,10 +222,7 @@ impl Index {
             let trusted = entries
                 .next_if(|e| e.note.path == **path)
                 .zip(stamp.as_ref())
-                .filter(|(e, stamp)| {
-                    let last_change = stamp.mtime_ns.max(stamp.ctime_ns);
-                    e.stamp == **stamp && last_change + RACY_NS < written_ns
-                });
+                .filter(|(e, stamp)| e.stamp == **stamp && stamp.settled_before(written_ns));
             match trusted {
                 Some((e, _)) => {
                     notes.push(Some(e.note));
@@ -327,7 +353,7 @@ pub(crate) fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
         .map_or(0, |d| d.as_nanos() as i128)
 }
 
-fn write_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write as _;
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::Builder::new()

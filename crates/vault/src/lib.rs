@@ -15,7 +15,8 @@
 //! - A persistent index ([`Vault::open_indexed`]) so a large vault is not parsed again while
 //!   its files are unchanged.
 //! - [`stats`]: the counts of a vault; [`classify`]: a filing classifier that learns from the
-//!   notes already filed where a new note belongs.
+//!   notes already filed where a new note belongs, with [`feature_store`] keeping its per-note
+//!   features and last calibration next to the index.
 //! - [`edit`] and [`rewrite`]: pure text edits (frontmatter keys, link targets) and the plan of
 //!   link rewrites that keeps every link pointing at the same file when files move.
 //! - [`read`], [`hash`], [`folder_note`]: jailed reads of one file, content fingerprints, and
@@ -59,6 +60,7 @@
 
 pub mod classify;
 pub mod edit;
+pub mod feature_store;
 pub mod folder_note;
 pub mod hash;
 pub(crate) mod index;
@@ -155,6 +157,8 @@ pub struct Vault {
     /// not parsed. They stay in [`Vault::files`], so links to them still resolve; a writer
     /// should leave them alone and report them.
     pub unreadable: Vec<(String, String)>,
+    /// The index the vault was opened with and each note's stamp then.
+    pub(crate) origin: index::Origin,
 }
 
 impl Vault {
@@ -342,6 +346,7 @@ impl Vault {
         let mut vault = Vault::from_parts(root.to_path_buf(), files, notes, note_file_ids, known);
         vault.stale_temps = temps;
         vault.unreadable = unreadable;
+        vault.origin.index = index_path.map(Path::to_path_buf);
         if let Some(path) = index_path
             && stale_index
         {
@@ -358,6 +363,7 @@ impl Vault {
                 .collect();
             index::save(path, listing_hash, entries);
         }
+        vault.origin.stamps = stamps;
         Ok(vault)
     }
 
@@ -415,6 +421,7 @@ impl Vault {
             leaf_index,
             stale_temps: Vec::new(),
             unreadable: Vec::new(),
+            origin: index::Origin::default(),
         }
     }
 
@@ -568,6 +575,7 @@ impl Vault {
                     index.replace(n, &self.notes[n], &note);
                 }
                 self.notes[n] = note;
+                self.origin.forget(n);
                 self.resolve_note(n);
             }
             _ => {
@@ -611,6 +619,7 @@ impl Vault {
         self.files.rename(id, to);
         if let Some(n) = self.note_of_file(id) {
             self.notes[n].path = to.to_string();
+            self.origin.forget(n);
             self.resolve_note(n);
         }
         self.reresolve_leaves(&[leaves::leaf(from), leaves::leaf(to)]);

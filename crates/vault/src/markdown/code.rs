@@ -43,6 +43,22 @@ pub fn code_ranges(body: &str) -> Vec<Range<usize>> {
 /// (`- - - - … x` opens one list per two bytes) would make a note of blank lines quadratic.
 const MAX_DEPTH: usize = 100;
 
+#[cfg(test)]
+thread_local! {
+    /// Steps the scanner took on this thread (loop turns and bytes looked at); test builds
+    /// only, so a test can tell linear from quadratic growth by counting instead of timing.
+    static WORK: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts `n` steps of work (nothing outside tests).
+#[inline(always)]
+fn work(n: usize) {
+    #[cfg(test)]
+    WORK.with(|w| w.set(w.get() + n as u64));
+    #[cfg(not(test))]
+    let _ = n;
+}
+
 /// An open container block.
 #[derive(Debug, Clone, Copy)]
 enum Container {
@@ -122,6 +138,7 @@ impl<'a> Scanner<'a> {
         let mut pos = 0;
         while pos < len {
             let nl = memchr::memchr(b'\n', &self.b[pos..]).map_or(len, |i| pos + i);
+            work(nl - pos + 1);
             // a CR before the line feed belongs to the line break
             let end = if nl > pos && self.b[nl - 1] == b'\r' {
                 nl - 1
@@ -146,18 +163,23 @@ impl<'a> Scanner<'a> {
             }
             p += 1;
         }
+        work(p - c.pos + 1);
         (col - c.col, Cursor { pos: p, col })
     }
 
     /// Whether `pos..end` holds only whitespace (a vertical tab and a form feed count, as for
     /// pulldown-cmark: a line of them is blank).
     fn blank_from(&self, pos: usize, end: usize) -> bool {
-        self.b[pos.min(end)..end].iter().all(|&b| is_space(b))
+        let rest = &self.b[pos.min(end)..end];
+        let first_other = rest.iter().position(|&b| !is_space(b));
+        work(first_other.map_or(rest.len(), |i| i + 1));
+        first_other.is_none()
     }
 
     /// Moves `c` forward by `n` columns of whitespace, splitting a tab when needed.
     fn advance_cols(&self, c: &mut Cursor, mut n: usize, end: usize) {
         while n > 0 && c.pos < end {
+            work(1);
             match self.b[c.pos] {
                 b'\t' => {
                     let to_stop = 4 - c.col % 4;
@@ -184,6 +206,7 @@ impl<'a> Scanner<'a> {
         // 1. which open containers does this line continue?
         let mut matched = 0;
         while matched < self.containers.len() {
+            work(1);
             match self.containers[matched] {
                 Container::Quote => {
                     // up to 3 columns of indent before `>`, as pulldown-cmark counts them: a
@@ -286,6 +309,7 @@ impl<'a> Scanner<'a> {
         let container_is_para = all_matched && para_open;
         let mut opened = false;
         loop {
+            work(1);
             let (ind, first) = self.indent(cur, end);
             let p = first.pos;
             let blank = self.blank_from(p, end);
@@ -458,6 +482,7 @@ impl<'a> Scanner<'a> {
 
     fn closes_fence(&self, p: usize, end: usize, ch: u8, len: usize) -> bool {
         let line = &self.b[p..end];
+        work(line.len() + 1);
         let run = line.iter().take_while(|&&b| b == ch).count();
         // only spaces may follow (the vault spec; pulldown-cmark reads a tab as content too)
         run >= len && line[run..].iter().all(|&b| b == b' ')
@@ -472,6 +497,7 @@ impl<'a> Scanner<'a> {
         let mut closes: [Vec<usize>; RAW.len()] = Default::default();
         for line in &self.para {
             let bytes = &self.b[line.clone()];
+            work(bytes.len() + 1);
             let mut i = 0;
             while let Some(off) = memchr::memchr(b'`', &bytes[i..]) {
                 let at = i + off;
@@ -481,6 +507,7 @@ impl<'a> Scanner<'a> {
                     .rev()
                     .take_while(|&&b| b == b'\\')
                     .count();
+                work(len + slashes + 1);
                 self.runs.push(Run {
                     start: line.start + at,
                     len,
@@ -557,6 +584,7 @@ impl<'a> Scanner<'a> {
         let max_len = self.runs.iter().map(|r| r.len).max().unwrap_or(0);
         let mut next_of_len = vec![usize::MAX; max_len + 1];
         let mut closer = vec![usize::MAX; n];
+        work(n + max_len);
         for i in (0..n).rev() {
             let r = self.runs[i];
             let want = r.len - usize::from(r.escaped);
@@ -569,6 +597,7 @@ impl<'a> Scanner<'a> {
         let mut pos = 0;
         let (mut i, mut ci) = (0, 0);
         while i < n {
+            work(1);
             if self.runs[i].start < pos {
                 i += 1;
                 continue;
@@ -1083,20 +1112,46 @@ mod tests {
         assert_eq!(code("`a\n\x0c\nb`"), Vec::<&str>::new());
     }
 
+    /// The scanner's steps for `text` (loop turns and bytes looked at).
+    fn steps(text: &str) -> u64 {
+        WORK.with(|w| w.set(0));
+        let _ = code_ranges(text);
+        WORK.with(std::cell::Cell::get)
+    }
+
     #[test]
     fn pathological_runs_are_linear() {
-        let text: String = (1..2000).map(|n| "`".repeat(n % 50 + 1) + " ").collect();
-        let _ = code_ranges(&text);
-        let deep = "> - ".repeat(500) + "```\n";
-        let _ = code_ranges(&deep.repeat(20));
-        // a deep list, then blank lines that every open item must look at
-        let text = "- ".repeat(50_000) + "x\n" + &"\n".repeat(100_000);
-        let t = std::time::Instant::now();
-        let _ = code_ranges(&text);
-        assert!(
-            t.elapsed() < std::time::Duration::from_secs(2),
-            "{:?}",
-            t.elapsed()
-        );
+        type Family = (&'static str, fn(usize) -> String);
+        let families: [Family; 5] = [
+            ("backtick runs of many lengths", |n| {
+                (1..n).map(|k| "`".repeat(k % 50 + 1) + " ").collect()
+            }),
+            ("runs of one length, none closed", |n| {
+                "`` x ".repeat(n) + "`"
+            }),
+            ("deep quotes and lists opening fences", |n| {
+                ("> - ".repeat(500) + "```\n").repeat(n / 25)
+            }),
+            // a deep list, then blank lines that every open item must look at
+            ("a deep list, then blank lines", |n| {
+                "- ".repeat(10 * n) + "x\n" + &"\n".repeat(10 * n)
+            }),
+            ("a fence of many lines", |n| {
+                "```\n".to_string() + &"code ` line\n".repeat(n)
+            }),
+        ];
+        for (what, make) in families {
+            let (small, large) = (make(500), make(2000));
+            let (a, b) = (steps(&small), steps(&large));
+            // linear work grows 4× with 4× the input (quadratic: 16×)
+            assert!(b <= 5 * a, "{what}: {a} steps, then {b} for 4× the input");
+            // and stays within a constant per byte: every line meets at most MAX_DEPTH
+            // containers
+            assert!(
+                b <= 4 * MAX_DEPTH as u64 * large.len() as u64,
+                "{what}: {b} steps for {} bytes",
+                large.len()
+            );
+        }
     }
 }

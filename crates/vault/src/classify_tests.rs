@@ -1,0 +1,87 @@
+//! Tests of [`super`] (classify), kept apart to keep the module short.
+
+use super::*;
+
+fn feats(words: &str) -> Vec<(Feature, f32)> {
+    tokens(words).map(|w| (feature('w', &[w]), 1.0)).collect()
+}
+
+fn model() -> Model {
+    let mut ex = Vec::new();
+    for i in 0..12 {
+        ex.push((
+            i,
+            "Cooking".to_string(),
+            feats(&format!("recipe flour oven bake dish{i}")),
+        ));
+        ex.push((
+            100 + i,
+            "Code".to_string(),
+            feats(&format!("rust compiler borrow function crate{i}")),
+        ));
+    }
+    Model::train(ex)
+}
+
+#[test]
+fn nearest_folder_wins_with_a_margin() {
+    let m = model();
+    let g = m.guess(&feats("a new bake with flour"), None, &|_| true, None);
+    assert_eq!(g.best().map(|b| b.folder.as_str()), Some("Cooking"));
+    assert!(g.margin > 0.5, "{}", g.margin);
+    let none = m.guess(&feats("zebra"), None, &|_| true, None);
+    assert!(none.ranked.is_empty());
+}
+
+#[test]
+fn allowed_limits_the_folders() {
+    let m = model();
+    let g = m.guess(&feats("bake flour rust"), None, &|f| f == "Code", None);
+    assert!(g.ranked.iter().all(|s| s.folder == "Code"));
+}
+
+#[test]
+fn leave_one_out_calibration_reaches_its_target() {
+    let m = model();
+    let c = m.calibrate(0.95, 100, 7);
+    assert_eq!(c.sampled, 24);
+    assert!(c.precision >= 0.95 && c.coverage > 0.9, "{c:?}");
+}
+
+#[test]
+fn shuffle_is_deterministic() {
+    let mut a: Vec<u32> = (0..50).collect();
+    let mut b = a.clone();
+    shuffle(&mut a, 3);
+    shuffle(&mut b, 3);
+    assert_eq!(a, b);
+    assert_ne!(a, (0..50).collect::<Vec<_>>());
+}
+
+#[test]
+fn link_features_from_backlinks_equal_those_from_queries() {
+    let texts = [
+        (
+            "A/One.md",
+            "See [[Two]], [[b/Three|three]] and ![[One]]. [x](../B/b/Three.md)",
+        ),
+        ("B/Two.md", "Back to [[one]] and [[Nowhere]], [[Two#Top]]."),
+        ("B/b/Three.md", "[[One]] [[One]] [[A/One]] ![[Two]]"),
+        ("Four.md", "alone"),
+    ];
+    let notes = texts.iter().map(|(p, t)| Note::parse_text(*p, t)).collect();
+    let vault = Vault::from_notes("/v".into(), notes, Vec::new());
+    let backlinks = vault.backlinks();
+    for (i, back) in backlinks.iter().enumerate() {
+        let content = feats("words here");
+        let one = with_links(&vault, i, content.clone(), None);
+        assert_eq!(with_links_given(&vault, i, content, back), one);
+    }
+    assert!(backlinks.iter().any(|b| b.len() >= 2), "{backlinks:?}");
+}
+
+#[test]
+fn name_shapes_are_read() {
+    assert_eq!(name_shapes("2024-01-02 standup"), vec!["dated"]);
+    assert!(name_shapes("Network_Programming_Sockets").contains(&"snake"));
+}

@@ -1,0 +1,273 @@
+//! The filing classifier's store, kept next to the persistent index: each note's content
+//! features ([`classify::content_features`]) and the last calibration, so a run does not read
+//! and hash every filed note again, nor guess hundreds of them again while nothing changed.
+//!
+//! It lives in the file `<index>.classify` (for crew: `.crew/index.bin.classify`), apart from
+//! the index itself: the features weigh several times what the parsed notes do, and commands
+//! that only count (`vault stats`) must not pay for decoding them. It follows the index's
+//! rules of trust: an entry is used only when the note's stamp (size, nanosecond mtime and
+//! change time) is the one it was stored with, the note last changed well before the store
+//! was written, and the note has not changed in memory since the vault was read (a writer's
+//! pending change, a dry run's included); the file carries the index's format number and a
+//! checksum, and anything missing, damaged or of another format is rebuilt.
+//!
+//! The cached path gives exactly what the full path gives: the features are the same numbers
+//! (stored to the bit), the features of links are computed each time (they depend on other
+//! notes), and a calibration is reused only for a model with the same
+//! [`Model::fingerprint`].
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::classify::{self, Calibration, Example, Feature, Model};
+use crate::index::{self, Stamp};
+use crate::{NoteSource, Vault};
+
+/// One note's stored features: `None` when the caller's `skip` declined its text (a
+/// template), which is as worth remembering as the features.
+#[derive(Serialize, Deserialize, Clone)]
+struct Stored {
+    path: String,
+    stamp: Stamp,
+    features: Option<Vec<(Feature, f32)>>,
+}
+
+/// A note asked for: its index, its content features (`None`: declined) and the entry to
+/// store when they were computed now.
+type Found = (usize, Option<Vec<(Feature, f32)>>, Option<Stored>);
+
+/// A calibration and the question it answered.
+#[derive(Serialize, Deserialize, Clone)]
+struct KeptCalibration {
+    fingerprint: u64,
+    target: u64,
+    sample: usize,
+    seed: u64,
+    calibration: Calibration,
+}
+
+#[derive(Serialize, Deserialize)]
+struct File {
+    format: u32,
+    crew_version: String,
+    written_ns: i128,
+    notes: Vec<Stored>,
+    calibration: Option<KeptCalibration>,
+}
+
+/// A vault's classifier store: load it with [`FeatureStore::load`], take the examples and the
+/// calibration through it, and [`FeatureStore::save`] what it learned.
+pub struct FeatureStore {
+    /// `None`: the vault was opened without an index, nothing is kept.
+    path: Option<PathBuf>,
+    written_ns: i128,
+    notes: FxHashMap<String, Stored>,
+    calibration: Option<KeptCalibration>,
+    /// Entries the next save writes: those used or computed by this run.
+    fresh: Vec<Stored>,
+    changed: bool,
+}
+
+impl FeatureStore {
+    /// A store that keeps nothing: every note is read and every calibration computed (the
+    /// full path, and what a vault opened without an index gets).
+    pub fn disabled() -> FeatureStore {
+        FeatureStore {
+            path: None,
+            written_ns: 0,
+            notes: FxHashMap::default(),
+            calibration: None,
+            fresh: Vec::new(),
+            changed: false,
+        }
+    }
+
+    /// The store next to the index `vault` was opened with ([`Vault::open_indexed`]); empty
+    /// when there is none yet or it cannot be trusted, and [`FeatureStore::disabled`] for a
+    /// vault opened without an index.
+    pub fn load(vault: &Vault) -> FeatureStore {
+        let Some(index) = vault.origin.index.as_deref() else {
+            return FeatureStore::disabled();
+        };
+        let path = store_path(index);
+        let mut store = FeatureStore {
+            path: Some(path.clone()),
+            ..FeatureStore::disabled()
+        };
+        if let Some(file) = read(&path) {
+            store.written_ns = file.written_ns;
+            store.calibration = file.calibration;
+            store.notes = file
+                .notes
+                .into_iter()
+                .map(|s| (s.path.clone(), s))
+                .collect();
+        }
+        store
+    }
+
+    /// The stored entry of note `n`, when it can vouch for the note as the vault holds it.
+    fn trusted(&self, vault: &Vault, n: usize) -> Option<&Stored> {
+        let stamp = vault.origin.stamp(n)?;
+        self.notes
+            .get(&vault.notes[n].path)
+            .filter(|s| s.stamp == stamp && stamp.settled_before(self.written_ns))
+    }
+
+    /// The training examples for `notes` (indices into [`Vault::notes`], in the order wanted):
+    /// each note's folder and full features ([`classify::features`]). A note is left out when
+    /// `source` cannot read it or `skip` declines its text. Notes the store vouches for are
+    /// not read; the others are read through `source`, in parallel.
+    pub fn examples(
+        &mut self,
+        vault: &Vault,
+        notes: &[usize],
+        source: &dyn NoteSource,
+        skip: &(dyn Fn(&str) -> bool + Sync),
+    ) -> Vec<Example> {
+        let keep = self.path.is_some();
+        let found: Vec<Found> = notes
+            .par_iter()
+            .filter_map(|&n| {
+                let note = &vault.notes[n];
+                if let Some(s) = self.trusted(vault, n) {
+                    return Some((n, s.features.clone(), None));
+                }
+                let text = source.note_text(&note.path)?;
+                let content = (!skip(&text))
+                    .then(|| classify::content_features(note, body_of(&text, note), None));
+                let stored = vault.origin.stamp(n).filter(|_| keep).map(|stamp| Stored {
+                    path: note.path.clone(),
+                    stamp,
+                    features: content.clone(),
+                });
+                Some((n, content, stored))
+            })
+            .collect();
+        let mut examples = Vec::with_capacity(found.len());
+        for (n, content, stored) in found {
+            match stored {
+                Some(s) => {
+                    self.changed = true;
+                    self.fresh.push(s);
+                }
+                None => {
+                    if let Some(s) = self.notes.remove(&vault.notes[n].path) {
+                        self.fresh.push(s);
+                    }
+                }
+            }
+            if let Some(content) = content {
+                let path = &vault.notes[n].path;
+                examples.push((n, classify::folder_of(path).to_string(), content));
+            }
+        }
+        // the features of links depend on the other notes: computed each time, in parallel
+        let backlinks = vault.backlinks();
+        examples.par_iter_mut().for_each(|(n, _, feats)| {
+            let content = std::mem::take(feats);
+            *feats = classify::with_links_given(vault, *n, content, &backlinks[*n]);
+        });
+        examples
+    }
+
+    /// `model.calibrate(target, sample, seed)`, taken from the store when the same question
+    /// was asked of a model with the same [`Model::fingerprint`].
+    pub fn calibrate(
+        &mut self,
+        model: &Model,
+        target: f64,
+        sample: usize,
+        seed: u64,
+    ) -> Calibration {
+        let fingerprint = model.fingerprint();
+        let asked = |k: &KeptCalibration| {
+            k.fingerprint == fingerprint
+                && k.target == target.to_bits()
+                && k.sample == sample
+                && k.seed == seed
+        };
+        if let Some(kept) = self.calibration.as_ref().filter(|k| asked(k)) {
+            return kept.calibration.clone();
+        }
+        let calibration = model.calibrate(target, sample, seed);
+        if self.path.is_some() {
+            self.calibration = Some(KeptCalibration {
+                fingerprint,
+                target: target.to_bits(),
+                sample,
+                seed,
+                calibration: calibration.clone(),
+            });
+            self.changed = true;
+        }
+        calibration
+    }
+
+    /// Writes the store when this run computed something new, keeping the entries of the
+    /// notes this run looked at (a note gone or no longer filed is dropped). Like the index,
+    /// it is a cache: it is written atomically without fsync, and failing to write it never
+    /// fails a command.
+    pub fn save(&mut self) {
+        let Some(path) = self.path.as_deref() else {
+            return;
+        };
+        if !self.changed {
+            return;
+        }
+        let mut notes = std::mem::take(&mut self.fresh);
+        notes.sort_by(|a, b| a.path.cmp(&b.path));
+        let file = File {
+            format: index::FORMAT,
+            crew_version: env!("CARGO_PKG_VERSION").to_string(),
+            written_ns: index::now_ns(),
+            notes,
+            calibration: self.calibration.clone(),
+        };
+        match postcard::to_allocvec(&file) {
+            Ok(body) => {
+                let mut bytes = index::checksum(&body).to_le_bytes().to_vec();
+                bytes.extend_from_slice(&body);
+                if let Err(e) = index::write_unsynced(path, &bytes) {
+                    tracing::info!(
+                        "could not write the classifier store {}: {e}",
+                        path.display()
+                    );
+                }
+            }
+            Err(e) => tracing::info!("could not encode the classifier store: {e}"),
+        }
+        self.changed = false;
+    }
+}
+
+/// The note's text after its frontmatter.
+pub fn body_of<'t>(text: &'t str, note: &crate::Note) -> &'t str {
+    let start = note
+        .frontmatter_block
+        .as_ref()
+        .map_or(0, |b| b.block.end)
+        .min(text.len());
+    text.get(start..).unwrap_or("")
+}
+
+fn store_path(index: &Path) -> PathBuf {
+    let mut name = index.as_os_str().to_owned();
+    name.push(".classify");
+    PathBuf::from(name)
+}
+
+/// The store file, when present, whole and of this format.
+fn read(path: &Path) -> Option<File> {
+    let bytes = std::fs::read(path).ok()?;
+    let (sum, body) = bytes.split_first_chunk::<8>()?;
+    if u64::from_le_bytes(*sum) != index::checksum(body) {
+        tracing::info!("rebuilding the classifier store: it is damaged");
+        return None;
+    }
+    let file: File = postcard::from_bytes(body).ok()?;
+    (file.format == index::FORMAT && file.crew_version == env!("CARGO_PKG_VERSION")).then_some(file)
+}
