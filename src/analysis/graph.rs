@@ -87,13 +87,18 @@ pub struct Graph {
 
 impl Graph {
     pub fn of(vault: &Vault, f: &Folders) -> Graph {
-        let n = vault.notes.len();
         let content: Vec<bool> = vault.notes.iter().map(|x| is_content(&x.path, f)).collect();
         let edges: BTreeSet<(usize, usize)> = vault
             .edges()
             .into_iter()
             .filter(|&(a, b)| a != b && content[a] && content[b])
             .collect();
+        Graph::from_edges(content, edges)
+    }
+
+    /// The graph of `content.len()` notes with these links.
+    fn from_edges(content: Vec<bool>, edges: BTreeSet<(usize, usize)>) -> Graph {
+        let n = content.len();
         let mut undirected = vec![Vec::new(); n];
         let mut out = vec![Vec::new(); n];
         let mut incoming = vec![Vec::new(); n];
@@ -389,26 +394,7 @@ mod tests {
     use super::*;
 
     fn graph(n: usize, edges: &[(usize, usize)]) -> Graph {
-        let mut undirected = vec![Vec::new(); n];
-        let mut out = vec![Vec::new(); n];
-        let mut incoming = vec![Vec::new(); n];
-        for &(a, b) in edges {
-            out[a].push(b);
-            incoming[b].push(a);
-            undirected[a].push(b);
-            undirected[b].push(a);
-        }
-        for v in &mut undirected {
-            v.sort_unstable();
-            v.dedup();
-        }
-        Graph {
-            content: vec![true; n],
-            edges: edges.iter().copied().collect(),
-            undirected,
-            out,
-            incoming,
-        }
+        Graph::from_edges(vec![true; n], edges.iter().copied().collect())
     }
 
     #[test]

@@ -275,7 +275,7 @@ impl FileTable {
 }
 
 /// Joins a `./` or `../` target to a folder, normalising the dots; `None` if it leaves the vault.
-fn join_relative(dir: &str, target: &str) -> Option<String> {
+pub(crate) fn join_relative(dir: &str, target: &str) -> Option<String> {
     let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
     for seg in target.split('/') {
         match seg {

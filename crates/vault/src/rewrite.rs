@@ -157,12 +157,7 @@ pub(crate) fn resolve_any(
     if markdown {
         // Markdown links are paths: relative to the note's folder first, then from the root.
         let dir = from.rsplit_once('/').map_or("", |(d, _)| d);
-        let rel = if dir.is_empty() {
-            target.to_string()
-        } else {
-            format!("{dir}/{target}")
-        };
-        if let Some(id) = normalise(&rel).and_then(|p| table.id_of(&p)) {
+        if let Some(id) = crate::resolve::join_relative(dir, target).and_then(|p| table.id_of(&p)) {
             return Some(id);
         }
     }
@@ -170,20 +165,6 @@ pub(crate) fn resolve_any(
         Resolution::File { id, .. } => Some(id),
         _ => None,
     }
-}
-
-fn normalise(path: &str) -> Option<String> {
-    let mut parts: Vec<&str> = Vec::new();
-    for seg in path.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s),
-        }
-    }
-    Some(parts.join("/"))
 }
 
 /// The shortest wikilink target that resolves to `desired` from the note at `from`: the bare
