@@ -74,6 +74,20 @@ struct Candidate {
     deadline: bool,
 }
 
+impl Candidate {
+    /// A date written out in the text (not relative, not marked as a deadline).
+    fn written(m: &regex::Match, date: NaiveDate, year_given: bool) -> Candidate {
+        Candidate {
+            start: m.start(),
+            end: m.end(),
+            date,
+            relative: false,
+            year_given,
+            deadline: false,
+        }
+    }
+}
+
 mod words;
 
 use words::*;
@@ -253,14 +267,7 @@ fn numeric(text: &str, today: NaiveDate, order: DateOrder, out: &mut Vec<Candida
             None
         };
         if let Some((date, year_given)) = date {
-            out.push(Candidate {
-                start: m.start(),
-                end: m.end(),
-                date,
-                relative: false,
-                year_given,
-                deadline: false,
-            });
+            out.push(Candidate::written(&m, date, year_given));
         }
     }
     for c in DAY_DOT_MONTH.captures_iter(text) {
@@ -299,14 +306,7 @@ fn written(text: &str, today: NaiveDate, out: &mut Vec<Candidate>) {
         if let (Ok(d), Some(mo)) = (d.as_str().parse(), month_number(mo.as_str()))
             && let Some((date, year_given)) = dated(today, year, mo, d)
         {
-            out.push(Candidate {
-                start: m.start(),
-                end: m.end(),
-                date,
-                relative: false,
-                year_given,
-                deadline: false,
-            });
+            out.push(Candidate::written(&m, date, year_given));
         }
     }
     for c in MONTH_DAY.captures_iter(text) {
@@ -320,14 +320,7 @@ fn written(text: &str, today: NaiveDate, out: &mut Vec<Candidate>) {
         if let (Ok(d), Some(mo)) = (d.as_str().parse(), month_number(mo.as_str()))
             && let Some((date, year_given)) = dated(today, year, mo, d)
         {
-            out.push(Candidate {
-                start: m.start(),
-                end: m.end(),
-                date,
-                relative: false,
-                year_given,
-                deadline: false,
-            });
+            out.push(Candidate::written(&m, date, year_given));
         }
     }
     for c in JA_DATE.captures_iter(text) {
@@ -338,14 +331,7 @@ fn written(text: &str, today: NaiveDate, out: &mut Vec<Candidate>) {
         if let (Some(d), Some(mo)) = (ja_digits(d.as_str()), ja_digits(mo.as_str()))
             && let Some((date, year_given)) = dated(today, year, mo, d)
         {
-            out.push(Candidate {
-                start: m.start(),
-                end: m.end(),
-                date,
-                relative: false,
-                year_given,
-                deadline: false,
-            });
+            out.push(Candidate::written(&m, date, year_given));
         }
     }
 }
