@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{arguments_or_empty, parse_arguments, push_turn};
+use super::{FunctionSpec, arguments_or_empty, parse_arguments, push_turn};
 use crate::model::{ChatRequest, ChatResponse, Message, ToolCall};
 
 #[derive(Serialize)]
@@ -48,13 +48,6 @@ struct Response<'a> {
 #[serde(rename_all = "camelCase")]
 struct Tools<'a> {
     function_declarations: Vec<FunctionSpec<'a>>,
-}
-
-#[derive(Serialize)]
-struct FunctionSpec<'a> {
-    name: &'a str,
-    description: &'a str,
-    parameters: &'a Value,
 }
 
 #[derive(Serialize)]
@@ -108,15 +101,7 @@ pub(super) fn encode(req: &ChatRequest) -> serde_json::Result<Value> {
         };
         push_turn(&mut turns, role, parts);
     }
-    let declarations: Vec<FunctionSpec> = req
-        .tools
-        .iter()
-        .map(|t| FunctionSpec {
-            name: &t.name,
-            description: &t.description,
-            parameters: &t.parameters,
-        })
-        .collect();
+    let declarations: Vec<FunctionSpec> = req.tools.iter().map(FunctionSpec::of).collect();
     serde_json::to_value(Request {
         system_instruction: Content {
             role: None,

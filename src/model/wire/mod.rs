@@ -9,8 +9,42 @@ mod openai;
 
 use serde_json::{Value, json};
 
-use super::{ChatRequest, ChatResponse, ToolCall};
+use super::{ChatRequest, ChatResponse, ToolCall, ToolSpec};
 use crate::model::provider::Provider;
+
+/// A tool as OpenAI, Ollama and Gemini declare it.
+#[derive(serde::Serialize)]
+struct FunctionSpec<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: &'a Value,
+}
+
+impl<'a> FunctionSpec<'a> {
+    fn of(t: &'a ToolSpec) -> FunctionSpec<'a> {
+        FunctionSpec {
+            name: &t.name,
+            description: &t.description,
+            parameters: &t.parameters,
+        }
+    }
+}
+
+/// A tool in the OpenAI-style `tools` list (OpenAI and Ollama).
+#[derive(serde::Serialize)]
+struct Tool<'a> {
+    r#type: &'static str,
+    function: FunctionSpec<'a>,
+}
+
+impl<'a> Tool<'a> {
+    fn function(t: &'a ToolSpec) -> Tool<'a> {
+        Tool {
+            r#type: "function",
+            function: FunctionSpec::of(t),
+        }
+    }
+}
 
 /// Encodes a request in the provider's wire format: (URL path after the base, body).
 pub fn encode(provider: Provider, req: &ChatRequest) -> (String, Value) {

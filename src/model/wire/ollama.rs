@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::parse_arguments;
+use super::{Tool, parse_arguments};
 use crate::model::{ChatRequest, ChatResponse, Message, ToolCall};
 
 #[derive(Serialize)]
@@ -50,19 +50,6 @@ struct OutFunction<'a> {
 }
 
 #[derive(Serialize)]
-struct Tool<'a> {
-    r#type: &'static str,
-    function: FunctionSpec<'a>,
-}
-
-#[derive(Serialize)]
-struct FunctionSpec<'a> {
-    name: &'a str,
-    description: &'a str,
-    parameters: &'a Value,
-}
-
-#[derive(Serialize)]
 struct Options {
     #[serde(skip_serializing_if = "Option::is_none")]
     num_predict: Option<u64>,
@@ -104,18 +91,7 @@ pub(super) fn encode(req: &ChatRequest) -> serde_json::Result<Value> {
     serde_json::to_value(Request {
         model: &req.model,
         messages,
-        tools: req
-            .tools
-            .iter()
-            .map(|t| Tool {
-                r#type: "function",
-                function: FunctionSpec {
-                    name: &t.name,
-                    description: &t.description,
-                    parameters: &t.parameters,
-                },
-            })
-            .collect(),
+        tools: req.tools.iter().map(Tool::function).collect(),
         stream: false,
         options: Options {
             num_predict: req.settings.max_output_tokens,
