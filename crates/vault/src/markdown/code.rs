@@ -28,6 +28,15 @@
 
 use std::ops::Range;
 
+mod blocks;
+mod inline;
+
+use blocks::{
+    atx_heading, fence_open, html_block_ends, html_block_start, is_space, list_marker,
+    setext_underline, thematic_break,
+};
+use inline::{RAW, autolink_len, html_tag_len, raw_kind};
+
 /// The code in `body`: fenced code blocks (from the opening fence to the end of the closing
 /// fence line, or to the end of the block's container) and inline code spans (backticks
 /// included), in text order, not overlapping. `body` is a note without its frontmatter.
@@ -97,6 +106,27 @@ enum Leaf {
 struct Cursor {
     pos: usize,
     col: usize,
+}
+
+/// What the block structure of the current line is so far.
+struct Line {
+    end: usize,
+    /// How many open containers the line continued.
+    matched: usize,
+    all_matched: bool,
+    /// A paragraph was open when the line began.
+    para_open: bool,
+    /// A new block opened on this line (the containers it did not continue are closed).
+    opened: bool,
+}
+
+/// What starts where a line's content begins.
+enum Start {
+    /// A container, and the cursor inside it where the rest of the line is read.
+    Container(Cursor),
+    /// A leaf block that took the rest of the line.
+    Leaf,
+    Nothing,
 }
 
 struct Scanner<'a> {
@@ -202,257 +232,309 @@ impl<'a> Scanner<'a> {
     }
 
     fn line(&mut self, start: usize, end: usize) {
-        let mut cur = Cursor { pos: start, col: 0 };
         // 1. which open containers does this line continue?
-        let mut matched = 0;
-        while matched < self.containers.len() {
-            work(1);
-            match self.containers[matched] {
-                Container::Quote => {
-                    // up to 3 columns of indent before `>`, as pulldown-cmark counts them: a
-                    // tab that starts within those columns counts as reaching the marker
-                    let mut q = cur;
-                    let mut used = 0;
-                    while used < 3 && q.pos < end && matches!(self.b[q.pos], b' ' | b'\t') {
-                        let w = if self.b[q.pos] == b'\t' {
-                            4 - q.col % 4
-                        } else {
-                            1
-                        };
-                        used += w;
-                        q.col += w;
-                        q.pos += 1;
-                    }
-                    if q.pos < end && self.b[q.pos] == b'>' {
-                        cur = Cursor {
-                            pos: q.pos + 1,
-                            col: q.col + 1,
-                        };
-                        // one optional space (or one column of a tab) after `>`
-                        if cur.pos < end && matches!(self.b[cur.pos], b' ' | b'\t') {
-                            self.advance_cols(&mut cur, 1, end);
-                        }
-                    } else {
-                        break;
-                    }
-                }
-                Container::Item { width, has_child } => {
-                    let (ind, first) = self.indent(cur, end);
-                    if self.blank_from(first.pos, end) {
-                        // an item that began with a blank line and holds nothing yet ends at
-                        // the next blank line
-                        if !has_child {
-                            break;
-                        }
-                        cur = first;
-                    } else if ind >= width {
-                        self.advance_cols(&mut cur, width, end);
-                    } else {
-                        break;
-                    }
-                }
-            }
-            matched += 1;
-        }
+        let (matched, cur) = self.continue_containers(Cursor { pos: start, col: 0 }, end);
         let all_matched = matched == self.containers.len();
-
         // 2. a fence, HTML block or indented block in a fully continued container goes on
-        if all_matched {
-            match self.leaf {
-                Leaf::Fence { ch, len, start, .. } => {
-                    let (ind, first) = self.indent(cur, end);
-                    if ind <= 3 && self.closes_fence(first.pos, end, ch, len) {
-                        self.out.push(start..end);
-                        self.leaf = Leaf::None;
-                    } else {
-                        self.leaf = Leaf::Fence {
-                            ch,
-                            len,
-                            start,
-                            end,
-                        };
-                    }
-                    return;
-                }
-                Leaf::Html(kind) => {
-                    let (_, first) = self.indent(cur, end);
-                    // kinds 6 and 7 end at a blank line, the others at their end marker
-                    let ends = if kind >= 6 {
-                        self.blank_from(first.pos, end)
-                    } else {
-                        html_block_ends(kind, &self.b[cur.pos..end])
-                    };
-                    if ends {
-                        self.leaf = Leaf::None;
-                    }
-                    return;
-                }
-                Leaf::Indented => {
-                    let (ind, first) = self.indent(cur, end);
-                    if self.blank_from(first.pos, end) {
-                        return;
-                    }
-                    if ind >= 4 {
-                        self.advance_cols(&mut cur, 4, end);
-                        self.para.push(cur.pos..end);
-                        return;
-                    }
-                    self.close_leaf();
-                }
-                Leaf::None | Leaf::Para => {}
-            }
+        if all_matched && self.continue_leaf(cur, end) {
+            return;
         }
-
         // 3. new blocks
-        let para_open = self.leaf == Leaf::Para;
-        // the paragraph can be interrupted only where it is open, not lazily
-        let container_is_para = all_matched && para_open;
-        let mut opened = false;
+        let mut line = Line {
+            end,
+            matched,
+            all_matched,
+            para_open: self.leaf == Leaf::Para,
+            opened: false,
+        };
+        let mut cur = cur;
         loop {
             work(1);
             let (ind, first) = self.indent(cur, end);
-            let p = first.pos;
-            let blank = self.blank_from(p, end);
-            let indented = ind >= 4;
-            let rest = &self.b[p..end];
-            // once a container opened on this line, the paragraph before is closed
-            let para_now = self.leaf == Leaf::Para;
-            let room = self.containers.len() < MAX_DEPTH;
-            if room && !indented && !blank && rest[0] == b'>' {
-                self.open(&mut opened, matched);
-                self.push_container(Container::Quote);
-                cur = Cursor {
-                    pos: p + 1,
-                    col: first.col + 1,
-                };
-                if cur.pos < end && matches!(self.b[cur.pos], b' ' | b'\t') {
-                    self.advance_cols(&mut cur, 1, end);
-                }
-                continue;
-            }
-            if !indented && !blank {
-                if let Some(level_end) = atx_heading(rest) {
-                    self.open(&mut opened, matched);
-                    self.close_leaf();
-                    self.mark_child();
-                    self.para.push(p + level_end..end);
-                    self.spans_of_para();
-                    return;
-                }
-                if let Some((ch, len)) = fence_open(rest) {
-                    self.open(&mut opened, matched);
-                    self.close_leaf();
-                    self.mark_child();
-                    self.leaf = Leaf::Fence {
-                        ch,
-                        len,
-                        start: p,
-                        end,
-                    };
-                    return;
-                }
-                if rest[0] == b'<'
-                    && let Some(kind) = html_block_start(rest, para_now)
-                {
-                    self.open(&mut opened, matched);
-                    self.close_leaf();
-                    self.mark_child();
-                    self.leaf = if kind <= 5 && html_block_ends(kind, rest) {
-                        Leaf::None
-                    } else {
-                        Leaf::Html(kind)
-                    };
-                    return;
-                }
-                if container_is_para && !opened && setext_underline(rest) {
-                    // the paragraph becomes a heading: its lines stay inline content
-                    self.close_leaf();
-                    return;
-                }
-                if thematic_break(rest) {
-                    self.open(&mut opened, matched);
-                    self.close_leaf();
-                    self.mark_child();
-                    return;
-                }
-                if room
-                    && let Some((marker, blank_after)) =
-                        list_marker(rest, container_is_para && !opened)
-                {
-                    self.open(&mut opened, matched);
-                    self.close_leaf();
-                    // columns of whitespace after the marker, tab stops counted from the line
-                    let (spaces_cols, _) = self.indent(
-                        Cursor {
-                            pos: p + marker,
-                            col: first.col + marker,
-                        },
-                        end,
-                    );
-                    // the content column: indent + marker + padding (1 when the item starts
-                    // blank or with indented code)
-                    let pad = if blank_after || spaces_cols >= 5 {
-                        1
-                    } else {
-                        spaces_cols
-                    };
-                    let width = ind + marker + pad;
-                    self.push_container(Container::Item {
-                        width,
-                        has_child: false,
-                    });
-                    cur = Cursor {
-                        pos: p + marker,
-                        col: first.col + marker,
-                    };
-                    if !blank_after {
-                        self.advance_cols(&mut cur, pad, end);
+            let blank = self.blank_from(first.pos, end);
+            if ind < 4 && !blank {
+                match self.block_start(&mut line, ind, first) {
+                    Start::Container(inside) => {
+                        cur = inside;
+                        continue;
                     }
-                    continue;
+                    Start::Leaf => return,
+                    Start::Nothing => {}
                 }
             }
-            if indented && !blank && !para_now {
-                self.open(&mut opened, matched);
-                self.close_leaf();
-                self.mark_child();
-                self.advance_cols(&mut cur, 4, end);
-                self.leaf = Leaf::Indented;
-                self.para.push(cur.pos..end);
-                return;
-            }
-            // 4. no block starts here: text, a lazy continuation or a blank line
-            if !opened && !all_matched && para_open && !blank {
-                // lazy continuation: the unmatched containers stay open
-                self.para.push(p..end);
-                return;
-            }
-            self.open(&mut opened, matched);
-            if blank {
-                if self.leaf == Leaf::Para {
-                    self.close_leaf();
-                }
-                return;
-            }
-            if self.leaf != Leaf::Para {
-                self.close_leaf();
-                self.mark_child();
-                self.leaf = Leaf::Para;
-            }
-            self.para.push(p..end);
+            // 4. no block starts here: indented code, text, a lazy continuation or a blank line
+            self.text(&mut line, cur, first, ind, blank);
             return;
         }
     }
 
-    /// Before the first new block of a line (or its text): the containers the line did not
-    /// continue are closed, with whatever leaf was open in them.
-    fn open(&mut self, opened: &mut bool, matched: usize) {
-        if *opened {
+    /// How many open containers the line continues, and the cursor after their markers.
+    fn continue_containers(&mut self, mut cur: Cursor, end: usize) -> (usize, Cursor) {
+        let mut matched = 0;
+        while matched < self.containers.len() {
+            work(1);
+            let inside = match self.containers[matched] {
+                Container::Quote => self.continue_quote(cur, end),
+                Container::Item { width, has_child } => {
+                    self.continue_item(cur, end, width, has_child)
+                }
+            };
+            let Some(inside) = inside else { break };
+            cur = inside;
+            matched += 1;
+        }
+        (matched, cur)
+    }
+
+    fn continue_quote(&self, cur: Cursor, end: usize) -> Option<Cursor> {
+        // up to 3 columns of indent before `>`, as pulldown-cmark counts them: a tab that
+        // starts within those columns counts as reaching the marker
+        let mut q = cur;
+        let mut used = 0;
+        while used < 3 && q.pos < end && matches!(self.b[q.pos], b' ' | b'\t') {
+            let w = if self.b[q.pos] == b'\t' {
+                4 - q.col % 4
+            } else {
+                1
+            };
+            used += w;
+            q.col += w;
+            q.pos += 1;
+        }
+        if q.pos >= end || self.b[q.pos] != b'>' {
+            return None;
+        }
+        let mut inside = Cursor {
+            pos: q.pos + 1,
+            col: q.col + 1,
+        };
+        // one optional space (or one column of a tab) after `>`
+        if inside.pos < end && matches!(self.b[inside.pos], b' ' | b'\t') {
+            self.advance_cols(&mut inside, 1, end);
+        }
+        Some(inside)
+    }
+
+    fn continue_item(
+        &self,
+        mut cur: Cursor,
+        end: usize,
+        width: usize,
+        has_child: bool,
+    ) -> Option<Cursor> {
+        let (ind, first) = self.indent(cur, end);
+        if self.blank_from(first.pos, end) {
+            // an item that began with a blank line and holds nothing yet ends at the next
+            // blank line
+            return has_child.then_some(first);
+        }
+        if ind < width {
+            return None;
+        }
+        self.advance_cols(&mut cur, width, end);
+        Some(cur)
+    }
+
+    /// Continues an open fence, HTML block or indented block with this line; whether the line
+    /// was taken.
+    fn continue_leaf(&mut self, mut cur: Cursor, end: usize) -> bool {
+        match self.leaf {
+            Leaf::Fence { ch, len, start, .. } => {
+                let (ind, first) = self.indent(cur, end);
+                if ind <= 3 && self.closes_fence(first.pos, end, ch, len) {
+                    self.out.push(start..end);
+                    self.leaf = Leaf::None;
+                } else {
+                    self.leaf = Leaf::Fence {
+                        ch,
+                        len,
+                        start,
+                        end,
+                    };
+                }
+                true
+            }
+            Leaf::Html(kind) => {
+                let (_, first) = self.indent(cur, end);
+                // kinds 6 and 7 end at a blank line, the others at their end marker
+                let ends = if kind >= 6 {
+                    self.blank_from(first.pos, end)
+                } else {
+                    html_block_ends(kind, &self.b[cur.pos..end])
+                };
+                if ends {
+                    self.leaf = Leaf::None;
+                }
+                true
+            }
+            Leaf::Indented => {
+                let (ind, first) = self.indent(cur, end);
+                if self.blank_from(first.pos, end) {
+                    return true;
+                }
+                if ind >= 4 {
+                    self.advance_cols(&mut cur, 4, end);
+                    self.para.push(cur.pos..end);
+                    return true;
+                }
+                self.close_leaf();
+                false
+            }
+            Leaf::None | Leaf::Para => false,
+        }
+    }
+
+    /// A block that starts at `first` (not indented, not blank): a container to read the rest
+    /// of the line in, a leaf that takes the line, or nothing.
+    fn block_start(&mut self, line: &mut Line, ind: usize, first: Cursor) -> Start {
+        let (p, end) = (first.pos, line.end);
+        let rest = &self.b[p..end];
+        // the paragraph can be interrupted only where it is open, not lazily, and once a
+        // container opened on this line, the paragraph before is closed
+        let interrupts_para = line.all_matched && line.para_open && !line.opened;
+        let para_now = self.leaf == Leaf::Para;
+        let room = self.containers.len() < MAX_DEPTH;
+        if room && rest[0] == b'>' {
+            self.open(line);
+            self.push_container(Container::Quote);
+            let mut inside = Cursor {
+                pos: p + 1,
+                col: first.col + 1,
+            };
+            if inside.pos < end && matches!(self.b[inside.pos], b' ' | b'\t') {
+                self.advance_cols(&mut inside, 1, end);
+            }
+            return Start::Container(inside);
+        }
+        if let Some(level_end) = atx_heading(rest) {
+            self.start_leaf(line, Leaf::None);
+            self.para.push(p + level_end..end);
+            self.spans_of_para();
+            return Start::Leaf;
+        }
+        if let Some((ch, len)) = fence_open(rest) {
+            let fence = Leaf::Fence {
+                ch,
+                len,
+                start: p,
+                end,
+            };
+            self.start_leaf(line, fence);
+            return Start::Leaf;
+        }
+        if rest[0] == b'<'
+            && let Some(kind) = html_block_start(rest, para_now)
+        {
+            let closed_at_once = kind <= 5 && html_block_ends(kind, rest);
+            let html = if closed_at_once {
+                Leaf::None
+            } else {
+                Leaf::Html(kind)
+            };
+            self.start_leaf(line, html);
+            return Start::Leaf;
+        }
+        if interrupts_para && setext_underline(rest) {
+            // the paragraph becomes a heading: its lines stay inline content
+            self.close_leaf();
+            return Start::Leaf;
+        }
+        if thematic_break(rest) {
+            self.start_leaf(line, Leaf::None);
+            return Start::Leaf;
+        }
+        if room && let Some((marker, blank_after)) = list_marker(rest, interrupts_para) {
+            return Start::Container(self.open_item(line, ind, first, marker, blank_after));
+        }
+        Start::Nothing
+    }
+
+    /// Opens a leaf block on this line (closing the leaf before it).
+    fn start_leaf(&mut self, line: &mut Line, leaf: Leaf) {
+        self.open(line);
+        self.close_leaf();
+        self.mark_child();
+        self.leaf = leaf;
+    }
+
+    /// Opens a list item whose marker (`marker` bytes) starts at `first`; the cursor where its
+    /// content starts.
+    fn open_item(
+        &mut self,
+        line: &mut Line,
+        ind: usize,
+        first: Cursor,
+        marker: usize,
+        blank_after: bool,
+    ) -> Cursor {
+        let end = line.end;
+        self.open(line);
+        self.close_leaf();
+        let after_marker = Cursor {
+            pos: first.pos + marker,
+            col: first.col + marker,
+        };
+        // columns of whitespace after the marker, tab stops counted from the line
+        let (spaces_cols, _) = self.indent(after_marker, end);
+        // the content column: indent + marker + padding (1 when the item starts blank or with
+        // indented code)
+        let pad = if blank_after || spaces_cols >= 5 {
+            1
+        } else {
+            spaces_cols
+        };
+        self.push_container(Container::Item {
+            width: ind + marker + pad,
+            has_child: false,
+        });
+        let mut inside = after_marker;
+        if !blank_after {
+            self.advance_cols(&mut inside, pad, end);
+        }
+        inside
+    }
+
+    /// A line where no block starts at `first`: indented code, paragraph text (maybe a lazy
+    /// continuation) or a blank line.
+    fn text(&mut self, line: &mut Line, mut cur: Cursor, first: Cursor, ind: usize, blank: bool) {
+        let (p, end) = (first.pos, line.end);
+        let para_now = self.leaf == Leaf::Para;
+        if ind >= 4 && !blank && !para_now {
+            self.start_leaf(line, Leaf::Indented);
+            self.advance_cols(&mut cur, 4, end);
+            self.para.push(cur.pos..end);
             return;
         }
-        *opened = true;
-        if matched < self.containers.len() {
+        if !line.opened && !line.all_matched && line.para_open && !blank {
+            // lazy continuation: the unmatched containers stay open
+            self.para.push(p..end);
+            return;
+        }
+        self.open(line);
+        if blank {
+            if self.leaf == Leaf::Para {
+                self.close_leaf();
+            }
+            return;
+        }
+        if self.leaf != Leaf::Para {
             self.close_leaf();
-            self.containers.truncate(matched);
+            self.mark_child();
+            self.leaf = Leaf::Para;
+        }
+        self.para.push(p..end);
+    }
+
+    /// Before the first new block of a line (or its text): the containers the line did not
+    /// continue are closed, with whatever leaf was open in them.
+    fn open(&mut self, line: &mut Line) {
+        if line.opened {
+            return;
+        }
+        line.opened = true;
+        if line.matched < self.containers.len() {
+            self.close_leaf();
+            self.containers.truncate(line.matched);
         }
     }
 
@@ -492,6 +574,18 @@ impl<'a> Scanner<'a> {
     /// up to the next run of exactly N backticks (an escaped run opens with one backtick fewer
     /// and closes with all of them, as in CommonMark: backslashes are literal inside code).
     fn spans_of_para(&mut self) {
+        let closes = self.collect_runs_and_html();
+        self.para.clear();
+        if self.runs.is_empty() {
+            return;
+        }
+        self.close_raw_html(&closes);
+        self.match_runs();
+    }
+
+    /// The backtick runs and inline HTML starts of the paragraph, and where each kind of raw
+    /// HTML could close.
+    fn collect_runs_and_html(&mut self) -> [Vec<usize>; RAW.len()] {
         self.runs.clear();
         self.comments.clear();
         let mut closes: [Vec<usize>; RAW.len()] = Default::default();
@@ -545,12 +639,13 @@ impl<'a> Scanner<'a> {
                 }
             }
         }
-        self.para.clear();
-        if self.runs.is_empty() {
-            return;
-        }
-        // an inline comment, processing instruction, declaration or CDATA section that starts
-        // before a backtick run takes precedence over it, as in CommonMark; unclosed, it is text
+        closes
+    }
+
+    /// Ends each raw HTML start at its first closer: an inline comment, processing
+    /// instruction, declaration or CDATA section that starts before a backtick run takes
+    /// precedence over it, as in CommonMark; unclosed, it is text and dropped.
+    fn close_raw_html(&mut self, closes: &[Vec<usize>; RAW.len()]) {
         let mut next_close = [0usize; RAW.len()];
         for comment in &mut self.comments {
             let Some(kind) = usize::MAX
@@ -577,6 +672,10 @@ impl<'a> Scanner<'a> {
             };
         }
         self.comments.retain(|r| r.end != usize::MAX);
+    }
+
+    /// Pairs backtick runs into code spans, skipping what inline HTML took first.
+    fn match_runs(&mut self) {
         // for each run, the next run of each length, found right to left, so that every
         // opener finds its closer in constant time (a paragraph of many unmatched runs of
         // different lengths would otherwise be quadratic)
@@ -626,411 +725,6 @@ impl<'a> Scanner<'a> {
             }
         }
     }
-}
-
-/// Inline raw HTML that may run over lines, by its opening and closing markers: comments,
-/// CDATA sections, processing instructions and declarations (`<!` and a letter).
-const RAW: [(&[u8], &[u8]); 4] = [
-    (b"<!--", b"-->"),
-    (b"<![CDATA[", b"]]>"),
-    (b"<?", b"?>"),
-    (b"<!", b">"),
-];
-
-fn raw_kind(from: &[u8]) -> Option<usize> {
-    if from.starts_with(b"<!--") {
-        Some(0)
-    } else if from.starts_with(b"<![CDATA[") {
-        Some(1)
-    } else if from.starts_with(b"<?") {
-        Some(2)
-    } else if from.starts_with(b"<!") && from.get(2).is_some_and(u8::is_ascii_alphabetic) {
-        Some(3)
-    } else {
-        None
-    }
-}
-
-/// Whitespace within a line: space, tab, vertical tab, form feed.
-fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | 0x0b | 0x0c)
-}
-
-/// An ATX heading line (`#` to `######`, then a space, a tab or the end): where its content
-/// starts, relative to the line.
-fn atx_heading(rest: &[u8]) -> Option<usize> {
-    let hashes = rest.iter().take_while(|&&b| b == b'#').count();
-    if !(1..=6).contains(&hashes) {
-        return None;
-    }
-    match rest.get(hashes) {
-        None => Some(hashes),
-        Some(b' ' | b'\t') => Some(hashes + 1),
-        Some(_) => None,
-    }
-}
-
-/// An opening code fence: (character, run length). A backtick fence whose info string holds a
-/// backtick is not a fence.
-fn fence_open(rest: &[u8]) -> Option<(u8, usize)> {
-    let ch = *rest.first()?;
-    if ch != b'`' && ch != b'~' {
-        return None;
-    }
-    let run = rest.iter().take_while(|&&b| b == ch).count();
-    if run < 3 || (ch == b'`' && memchr::memchr(b'`', &rest[run..]).is_some()) {
-        return None;
-    }
-    Some((ch, run))
-}
-
-/// A setext heading underline: `=` or `-` repeated, then only spaces or tabs.
-fn setext_underline(rest: &[u8]) -> bool {
-    let Some(&ch) = rest.first() else {
-        return false;
-    };
-    if ch != b'=' && ch != b'-' {
-        return false;
-    }
-    let run = rest.iter().take_while(|&&b| b == ch).count();
-    rest[run..].iter().all(|&b| b == b' ' || b == b'\t')
-}
-
-/// Three or more `*`, `-` or `_` (the same one), with only spaces or tabs between.
-fn thematic_break(rest: &[u8]) -> bool {
-    let Some(&ch) = rest.first() else {
-        return false;
-    };
-    if !matches!(ch, b'*' | b'-' | b'_') {
-        return false;
-    }
-    let mut count = 0;
-    for &b in rest {
-        if b == ch {
-            count += 1;
-        } else if b != b' ' && b != b'\t' {
-            return false;
-        }
-    }
-    count >= 3
-}
-
-/// A list item marker at the start of `rest`: (marker width in bytes, whether nothing follows).
-/// When the item would interrupt a paragraph, it must not be empty and an ordered one must
-/// start at 1.
-fn list_marker(rest: &[u8], interrupts_para: bool) -> Option<(usize, bool)> {
-    let first = *rest.first()?;
-    let (marker, ordered_one) = match first {
-        b'-' | b'+' | b'*' => (1, true),
-        b'0'..=b'9' => {
-            let digits = rest
-                .iter()
-                .take(10)
-                .take_while(|b| b.is_ascii_digit())
-                .count();
-            if digits > 9 {
-                return None;
-            }
-            if !matches!(rest.get(digits), Some(b'.' | b')')) {
-                return None;
-            }
-            let value = rest[..digits]
-                .iter()
-                .fold(0u64, |v, &d| v * 10 + u64::from(d - b'0'));
-            (digits + 1, value == 1)
-        }
-        _ => return None,
-    };
-    let after = &rest[marker..];
-    let blank_after = after.iter().all(|&b| is_space(b));
-    if !blank_after && !matches!(after[0], b' ' | b'\t') {
-        return None;
-    }
-    if interrupts_para && (blank_after || !ordered_one) {
-        return None;
-    }
-    Some((marker, blank_after))
-}
-
-const BLOCK_TAGS: [&[u8]; 62] = [
-    b"address",
-    b"article",
-    b"aside",
-    b"base",
-    b"basefont",
-    b"blockquote",
-    b"body",
-    b"caption",
-    b"center",
-    b"col",
-    b"colgroup",
-    b"dd",
-    b"details",
-    b"dialog",
-    b"dir",
-    b"div",
-    b"dl",
-    b"dt",
-    b"fieldset",
-    b"figcaption",
-    b"figure",
-    b"footer",
-    b"form",
-    b"frame",
-    b"frameset",
-    b"h1",
-    b"h2",
-    b"h3",
-    b"h4",
-    b"h5",
-    b"h6",
-    b"head",
-    b"header",
-    b"hr",
-    b"html",
-    b"iframe",
-    b"legend",
-    b"li",
-    b"link",
-    b"main",
-    b"menu",
-    b"menuitem",
-    b"nav",
-    b"noframes",
-    b"ol",
-    b"optgroup",
-    b"option",
-    b"p",
-    b"param",
-    b"search",
-    b"section",
-    b"summary",
-    b"table",
-    b"tbody",
-    b"td",
-    b"tfoot",
-    b"th",
-    b"thead",
-    b"title",
-    b"tr",
-    b"track",
-    b"ul",
-];
-
-const RAW_TAGS: [&[u8]; 4] = [b"pre", b"script", b"style", b"textarea"];
-
-fn starts_with_ci(hay: &[u8], needle: &[u8]) -> bool {
-    hay.len() >= needle.len() && hay[..needle.len()].eq_ignore_ascii_case(needle)
-}
-
-/// The kind (1–7) of HTML block `rest` (starting with `<`) opens, per CommonMark. Kind 7 (any
-/// complete tag alone on its line) cannot interrupt a paragraph.
-fn html_block_start(rest: &[u8], in_para: bool) -> Option<u8> {
-    let t = &rest[1..];
-    for tag in RAW_TAGS {
-        if starts_with_ci(t, tag) && matches!(t.get(tag.len()), None | Some(b' ' | b'\t' | b'>')) {
-            return Some(1);
-        }
-    }
-    if t.starts_with(b"!--") {
-        return Some(2);
-    }
-    if t.starts_with(b"?") {
-        return Some(3);
-    }
-    if t.first() == Some(&b'!') && t.get(1).is_some_and(u8::is_ascii_alphabetic) {
-        return Some(4);
-    }
-    if t.starts_with(b"![CDATA[") {
-        return Some(5);
-    }
-    let name_at = usize::from(t.first() == Some(&b'/'));
-    let name_len = t[name_at..]
-        .iter()
-        .take_while(|b| b.is_ascii_alphanumeric())
-        .count();
-    let name = &t[name_at..name_at + name_len];
-    if name_len > 0 && BLOCK_TAGS.iter().any(|b| b.eq_ignore_ascii_case(name)) {
-        let after = &t[name_at + name_len..];
-        if after.is_empty() || matches!(after[0], b' ' | b'\t' | b'>') || after.starts_with(b"/>") {
-            return Some(6);
-        }
-    }
-    if !in_para && complete_tag_line(rest) {
-        return Some(7);
-    }
-    None
-}
-
-/// Whether a line of an HTML block of kind 1–5 holds the kind's end marker.
-fn html_block_ends(kind: u8, line: &[u8]) -> bool {
-    let has = |needle: &[u8]| memchr::memmem::find(line, needle).is_some();
-    match kind {
-        1 => {
-            // case-insensitive search for the four closing tags
-            line.windows(2).enumerate().any(|(i, w)| {
-                w == b"</"
-                    && [
-                        &b"pre>"[..],
-                        &b"script>"[..],
-                        &b"style>"[..],
-                        &b"textarea>"[..],
-                    ]
-                    .iter()
-                    .any(|t| starts_with_ci(&line[i + 2..], t))
-            })
-        }
-        2 => has(b"-->"),
-        3 => has(b"?>"),
-        4 => has(b">"),
-        5 => has(b"]]>"),
-        _ => false,
-    }
-}
-
-/// A complete open or closing tag, then only spaces or tabs (CommonMark's HTML block kind 7).
-fn complete_tag_line(rest: &[u8]) -> bool {
-    html_tag_len(rest).is_some_and(|len| rest[len..].iter().all(|&c| is_space(c)))
-}
-
-/// The length of an HTML open or closing tag at the start of `b` (which starts with `<`), on
-/// one line: `<name attr="v" attr='v' attr=v attr>`, `<name/>`, `</name>`.
-fn html_tag_len(b: &[u8]) -> Option<usize> {
-    let mut i = 1;
-    let closing = b.get(i) == Some(&b'/');
-    if closing {
-        i += 1;
-    }
-    if !b.get(i).is_some_and(u8::is_ascii_alphabetic) {
-        return None;
-    }
-    while b
-        .get(i)
-        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'-')
-    {
-        i += 1;
-    }
-    let ws = |i: &mut usize| {
-        let s = *i;
-        while b.get(*i).is_some_and(|&c| is_space(c)) {
-            *i += 1;
-        }
-        *i > s
-    };
-    if !closing {
-        loop {
-            let had_ws = ws(&mut i);
-            match b.get(i) {
-                Some(b'/' | b'>') | None => break,
-                Some(c) if had_ws && (c.is_ascii_alphabetic() || *c == b'_' || *c == b':') => {
-                    i += 1;
-                    while b.get(i).is_some_and(|c| {
-                        c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b':' | b'-')
-                    }) {
-                        i += 1;
-                    }
-                    // an optional value
-                    let save = i;
-                    ws(&mut i);
-                    if b.get(i) == Some(&b'=') {
-                        i += 1;
-                        ws(&mut i);
-                        match b.get(i) {
-                            Some(&q @ (b'"' | b'\'')) => {
-                                let close = memchr::memchr(q, &b[i + 1..])?;
-                                i += close + 2;
-                            }
-                            Some(_) => {
-                                let s = i;
-                                while b.get(i).is_some_and(|c| {
-                                    !matches!(
-                                        c,
-                                        b'"' | b'\''
-                                            | b'='
-                                            | b'<'
-                                            | b'>'
-                                            | b'`'
-                                            | b' '
-                                            | b'\t'
-                                            | 0x0b
-                                            | 0x0c
-                                    )
-                                }) {
-                                    i += 1;
-                                }
-                                if i == s {
-                                    return None;
-                                }
-                            }
-                            None => return None,
-                        }
-                    } else {
-                        i = save;
-                    }
-                }
-                Some(_) => return None,
-            }
-        }
-        if b.get(i) == Some(&b'/') {
-            i += 1;
-        }
-    } else {
-        ws(&mut i);
-    }
-    (b.get(i) == Some(&b'>')).then_some(i + 1)
-}
-
-/// The length of an email autolink at the start of `b`: `<local@domain>`, CommonMark's
-/// characters for the local part (a backtick among them) and labels of up to 63 letters,
-/// digits and inner hyphens.
-fn email_autolink_len(b: &[u8]) -> Option<usize> {
-    let local = b[1..]
-        .iter()
-        .take_while(|&&c| c.is_ascii_alphanumeric() || b".!#$%&'*+/=?^_`{|}~-".contains(&c))
-        .count();
-    let mut i = 1 + local;
-    if local == 0 || b.get(i) != Some(&b'@') {
-        return None;
-    }
-    i += 1;
-    loop {
-        let label = b[i..]
-            .iter()
-            .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'-')
-            .count();
-        if label == 0 || label > 63 || b[i] == b'-' || b[i + label - 1] == b'-' {
-            return None;
-        }
-        i += label;
-        if b.get(i) != Some(&b'.') {
-            break;
-        }
-        i += 1;
-    }
-    (b.get(i) == Some(&b'>')).then_some(i + 1)
-}
-
-/// The length of a URI autolink at the start of `b`: `<scheme:…>`, the scheme 2–32 characters,
-/// no space, `<` or control character inside; or of an email autolink.
-fn autolink_len(b: &[u8]) -> Option<usize> {
-    if let Some(len) = email_autolink_len(b) {
-        return Some(len);
-    }
-    if !b.get(1).is_some_and(u8::is_ascii_alphabetic) {
-        return None;
-    }
-    let scheme = b[1..]
-        .iter()
-        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-'))
-        .count();
-    if !(2..=32).contains(&scheme) || b.get(1 + scheme) != Some(&b':') {
-        return None;
-    }
-    let rest = &b[2 + scheme..];
-    let end = rest
-        .iter()
-        .position(|&c| c <= b' ' || c == b'<' || c == b'>')?;
-    (rest[end] == b'>').then_some(2 + scheme + end + 1)
 }
 
 #[cfg(test)]
