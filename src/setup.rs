@@ -63,92 +63,94 @@ fn template_files(dir: &'static Dir<'static>) -> Vec<(String, &'static [u8])> {
     out
 }
 
+/// The words that name each folder role, in the crew's languages (normalized).
+const ROLE_WORDS: &[(&str, &[&str])] = &[
+    ("inbox", &["inbox", "eingang", "posteingang"]),
+    (
+        "projects",
+        &[
+            "projects",
+            "project",
+            "progetti",
+            "projets",
+            "proyectos",
+            "projekte",
+            "projetos",
+        ],
+    ),
+    ("areas", &["areas", "area", "aree", "bereiche"]),
+    (
+        "resources",
+        &[
+            "resources",
+            "resource",
+            "risorse",
+            "ressources",
+            "recursos",
+            "ressourcen",
+        ],
+    ),
+    (
+        "archive",
+        &[
+            "archive", "archives", "archivio", "archivo", "archiv", "arquivo",
+        ],
+    ),
+    (
+        "people",
+        &[
+            "people",
+            "persons",
+            "contacts",
+            "persone",
+            "personnes",
+            "personas",
+            "personen",
+            "pessoas",
+        ],
+    ),
+    (
+        "meetings",
+        &[
+            "meetings",
+            "meeting",
+            "riunioni",
+            "reunions",
+            "reuniones",
+            "besprechungen",
+            "reunioes",
+        ],
+    ),
+    (
+        "daily",
+        &[
+            "daily",
+            "dailynotes",
+            "daily notes",
+            "journal",
+            "diario",
+            "tagebuch",
+        ],
+    ),
+    ("moc", &["moc", "mocs", "maps", "maps of content"]),
+    (
+        "templates",
+        &[
+            "templates",
+            "template",
+            "modelli",
+            "modeles",
+            "plantillas",
+            "vorlagen",
+            "modelos",
+        ],
+    ),
+    ("meta", &["meta"]),
+];
+
 /// Detects the folder playing each role in an existing vault: the top-level folder whose name,
 /// without leading numbers and separators, is the role's word (`Inbox/`, `06 - Inbox/`, `0_Inbox`).
 pub fn detect_roles(top_folders: &[String]) -> (Folders, Vec<(String, String, bool)>) {
-    let words: &[(&str, &[&str])] = &[
-        ("inbox", &["inbox", "eingang", "posteingang"]),
-        (
-            "projects",
-            &[
-                "projects",
-                "project",
-                "progetti",
-                "projets",
-                "proyectos",
-                "projekte",
-                "projetos",
-            ],
-        ),
-        ("areas", &["areas", "area", "aree", "bereiche"]),
-        (
-            "resources",
-            &[
-                "resources",
-                "resource",
-                "risorse",
-                "ressources",
-                "recursos",
-                "ressourcen",
-            ],
-        ),
-        (
-            "archive",
-            &[
-                "archive", "archives", "archivio", "archivo", "archiv", "arquivo",
-            ],
-        ),
-        (
-            "people",
-            &[
-                "people",
-                "persons",
-                "contacts",
-                "persone",
-                "personnes",
-                "personas",
-                "personen",
-                "pessoas",
-            ],
-        ),
-        (
-            "meetings",
-            &[
-                "meetings",
-                "meeting",
-                "riunioni",
-                "reunions",
-                "reuniones",
-                "besprechungen",
-                "reunioes",
-            ],
-        ),
-        (
-            "daily",
-            &[
-                "daily",
-                "dailynotes",
-                "daily notes",
-                "journal",
-                "diario",
-                "tagebuch",
-            ],
-        ),
-        ("moc", &["moc", "mocs", "maps", "maps of content"]),
-        (
-            "templates",
-            &[
-                "templates",
-                "template",
-                "modelli",
-                "modeles",
-                "plantillas",
-                "vorlagen",
-                "modelos",
-            ],
-        ),
-        ("meta", &["meta"]),
-    ];
     let stripped = |name: &str| -> String {
         let s = name.trim_start_matches(|c: char| {
             c.is_ascii_digit() || c.is_whitespace() || c == '-' || c == '_' || c == '.'
@@ -157,7 +159,7 @@ pub fn detect_roles(top_folders: &[String]) -> (Folders, Vec<(String, String, bo
     };
     let mut folders = Folders::default();
     let mut roles = Vec::new();
-    for (role, names) in words {
+    for (role, names) in ROLE_WORDS {
         let found = top_folders
             .iter()
             .find(|f| names.contains(&stripped(f).as_str()))

@@ -359,33 +359,9 @@ pub fn watch(
         return Err(WatchError::NoInbox(inbox));
     }
     let (tx, rx) = mpsc::channel();
-    let debounce = (opts.settle / 4).clamp(Duration::from_millis(50), Duration::from_millis(500));
-    let watcher_err = |e: notify::Error| WatchError::Watcher {
-        path: inbox.clone(),
-        detail: e.to_string(),
-    };
+    let tick = (opts.settle / 4).clamp(Duration::from_millis(50), Duration::from_millis(500));
     // the watcher lives as long as the loop; it only wakes the loop up
-    let _guard: Box<dyn std::any::Any> = if opts.once {
-        Box::new(())
-    } else if opts.poll {
-        let config = notify::Config::default().with_poll_interval(debounce);
-        let mut d = new_debouncer_opt::<_, PollWatcher, RecommendedCache>(
-            debounce,
-            None,
-            tx,
-            RecommendedCache::new(),
-            config,
-        )
-        .map_err(watcher_err)?;
-        d.watch(&inbox, RecursiveMode::NonRecursive)
-            .map_err(watcher_err)?;
-        Box::new(d)
-    } else {
-        let mut d = new_debouncer(debounce, None, tx).map_err(watcher_err)?;
-        d.watch(&inbox, RecursiveMode::NonRecursive)
-            .map_err(watcher_err)?;
-        Box::new(d)
-    };
+    let _guard = start_watcher(&inbox, opts, tick, tx)?;
     report(&format!(
         "watching {}/ ({}; settle {:?}); Ctrl-C stops after the current run",
         inbox_rel,
@@ -398,30 +374,31 @@ pub fn watch(
         },
         opts.settle
     ));
-    let tick = (opts.settle / 4).clamp(Duration::from_millis(50), Duration::from_millis(500));
-    let mut settle = Settle::default();
-    let mut handled: HashMap<String, Stamp> = HashMap::new();
+    let mut session = Session {
+        vault,
+        crew,
+        inbox,
+        inbox_rel,
+        opts,
+        settle: Settle::default(),
+        handled: HashMap::new(),
+        summary: WatchSummary::default(),
+        late: Vec::new(),
+        filed_names: HashMap::new(),
+    };
     let mut pending_since: Option<Instant> = None;
-    let mut summary = WatchSummary::default();
-    let mut late: Vec<LateWrite> = Vec::new();
-    // inbox names filed in this session, and where to: a note of the same name showing up
-    // again is most likely a writer that reopened the old name and went on writing
-    let mut filed_names: HashMap<String, String> = HashMap::new();
     loop {
-        for line in settle_late_writes(vault, &inbox, &mut late) {
-            report(&format!(
-                "{} {line}",
-                chrono::Local::now().format("%H:%M:%S")
-            ));
+        for line in settle_late_writes(vault, &session.inbox, &mut session.late) {
+            report(&format!("{} {line}", clock()));
         }
         if stop.load(Ordering::SeqCst) {
             break;
         }
-        let files = scan(&inbox);
-        settle.observe(&files);
+        let files = scan(&session.inbox);
+        session.settle.observe(&files);
         let pending: Vec<&String> = files
             .iter()
-            .filter(|(k, s)| handled.get(*k) != Some(s))
+            .filter(|(k, s)| session.handled.get(*k) != Some(s))
             .map(|(k, _)| k)
             .collect();
         if pending.is_empty() {
@@ -433,21 +410,15 @@ pub fn watch(
             continue;
         }
         let first_pending = *pending_since.get_or_insert_with(Instant::now);
-        for k in &pending {
-            if let Some(to) = filed_names.remove(*k) {
-                report(&format!(
-                    "{} {inbox_rel}/{k} appeared again after it was filed as {to}; if it continues that note, merge the two (crew files it on its own, next to it)",
-                    chrono::Local::now().format("%H:%M:%S")
-                ));
-            }
-        }
+        session.report_reappeared(&pending, report);
         // a note open for writing is never settled, however long its writer pauses
-        let writing: Vec<String> = writers(&inbox)
+        let writing: Vec<String> = writers(&session.inbox)
             .into_iter()
             .filter(|w| !w.deleted)
             .map(|w| w.name)
             .collect();
-        let is_ready = |k: &str| settle.settled(k, opts.settle) && !writing.iter().any(|w| w == k);
+        let is_ready =
+            |k: &str| session.settle.settled(k, opts.settle) && !writing.iter().any(|w| w == k);
         let (ready, busy): (Vec<&String>, Vec<&String>) = pending.iter().partition(|k| is_ready(k));
         let waited_enough = first_pending.elapsed() >= opts.max_wait;
         if ready.is_empty() || (!busy.is_empty() && !waited_enough) {
@@ -458,8 +429,99 @@ pub fn watch(
         let hold: Vec<String> = files
             .keys()
             .filter(|k| !is_ready(k))
-            .map(|k| format!("{inbox_rel}/{k}"))
+            .map(|k| format!("{}/{k}", session.inbox_rel))
             .collect();
+        session.triage(hold, report);
+        // what is in the inbox now was seen by the sorter (or held); held notes stay pending
+        let after = scan(&session.inbox);
+        session.settle.observe(&after);
+        session.handled = after
+            .into_iter()
+            .filter(|(k, _)| {
+                session.settle.settled(k, opts.settle) && !writing.iter().any(|w| w == k)
+            })
+            .collect();
+        pending_since = None;
+        // with --once, wait for held notes to settle and file them too, then stop
+        if opts.once && !session.anything_pending() {
+            break;
+        }
+    }
+    session.finish_late_writes(tick, report);
+    Ok(session.summary)
+}
+
+/// The time of day that starts each line of the watch log.
+fn clock() -> impl std::fmt::Display {
+    chrono::Local::now().format("%H:%M:%S")
+}
+
+/// A file-system watcher on the inbox that wakes the loop through `tx` (none with `--once`).
+fn start_watcher(
+    inbox: &Path,
+    opts: &WatchOptions,
+    debounce: Duration,
+    tx: mpsc::Sender<notify_debouncer_full::DebounceEventResult>,
+) -> Result<Box<dyn std::any::Any>, WatchError> {
+    let watcher_err = |e: notify::Error| WatchError::Watcher {
+        path: inbox.to_path_buf(),
+        detail: e.to_string(),
+    };
+    if opts.once {
+        return Ok(Box::new(()));
+    }
+    if opts.poll {
+        let config = notify::Config::default().with_poll_interval(debounce);
+        let mut d = new_debouncer_opt::<_, PollWatcher, RecommendedCache>(
+            debounce,
+            None,
+            tx,
+            RecommendedCache::new(),
+            config,
+        )
+        .map_err(watcher_err)?;
+        d.watch(inbox, RecursiveMode::NonRecursive)
+            .map_err(watcher_err)?;
+        return Ok(Box::new(d));
+    }
+    let mut d = new_debouncer(debounce, None, tx).map_err(watcher_err)?;
+    d.watch(inbox, RecursiveMode::NonRecursive)
+        .map_err(watcher_err)?;
+    Ok(Box::new(d))
+}
+
+/// What one `crew watch` has seen and done so far.
+struct Session<'a> {
+    vault: &'a Path,
+    crew: &'a Crew,
+    inbox: PathBuf,
+    inbox_rel: String,
+    opts: &'a WatchOptions,
+    settle: Settle,
+    /// The inbox notes the sorter has seen, as they were then.
+    handled: HashMap<String, Stamp>,
+    summary: WatchSummary,
+    late: Vec<LateWrite>,
+    /// Inbox names filed in this session, and where to: a note of the same name showing up
+    /// again is most likely a writer that reopened the old name and went on writing.
+    filed_names: HashMap<String, String>,
+}
+
+impl Session<'_> {
+    fn report_reappeared(&mut self, pending: &[&String], report: &mut dyn FnMut(&str)) {
+        for k in pending {
+            if let Some(to) = self.filed_names.remove(*k) {
+                report(&format!(
+                    "{} {}/{k} appeared again after it was filed as {to}; if it continues that note, merge the two (crew files it on its own, next to it)",
+                    clock(),
+                    self.inbox_rel
+                ));
+            }
+        }
+    }
+
+    /// Runs inbox-triage with the notes in `hold` held out, and records what it filed.
+    fn triage(&mut self, hold: Vec<String>, report: &mut dyn FnMut(&str)) {
         let run_opts = Options {
             agent: Some("inbox-triage".into()),
             command: "watch".into(),
@@ -468,89 +530,81 @@ pub fn watch(
             ..Options::default()
         };
         let mut quiet = |_: &str| {};
-        match run::ask(
-            vault,
-            crew,
+        let r = match run::ask(
+            self.vault,
+            self.crew,
             "triage the inbox (crew watch)",
             &run_opts,
             &mut quiet,
         ) {
-            Ok(r) => {
-                summary.runs += 1;
-                let filed = r.chain.steps.first().map_or(0, |s| {
-                    s.operations
-                        .iter()
-                        .filter(|o| o.op == crate::state::journal::OpKind::Move)
-                        .count()
-                });
-                summary.filed += filed;
-                late.extend(late_writes(vault, &inbox, &inbox_rel, &r));
-                for op in r.chain.steps.iter().flat_map(|s| &s.operations) {
-                    if op.op == crate::state::journal::OpKind::Move
-                        && let Some(name) = op
-                            .path
-                            .strip_prefix(&inbox_rel)
-                            .and_then(|r| r.strip_prefix('/'))
-                        && let Some(to) = &op.to
-                    {
-                        filed_names.insert(name.to_string(), to.clone());
-                    }
-                }
-                let left = scan(&inbox).len();
-                let chain = r.chain.chain().join(" → ");
-                report(&format!(
-                    "{} {filed} filed, {left} in the inbox ({chain}; run {})",
-                    chrono::Local::now().format("%H:%M:%S"),
-                    r.run_id
-                ));
-            }
+            Ok(r) => r,
             Err(e) => {
-                summary.errors += 1;
-                report(&format!(
-                    "{} triage failed: {e}",
-                    chrono::Local::now().format("%H:%M:%S")
-                ));
+                self.summary.errors += 1;
+                report(&format!("{} triage failed: {e}", clock()));
+                return;
+            }
+        };
+        self.summary.runs += 1;
+        let is_move =
+            |o: &&crate::state::journal::Operation| o.op == crate::state::journal::OpKind::Move;
+        let filed = r
+            .chain
+            .steps
+            .first()
+            .map_or(0, |s| s.operations.iter().filter(is_move).count());
+        self.summary.filed += filed;
+        self.late
+            .extend(late_writes(self.vault, &self.inbox, &self.inbox_rel, &r));
+        for op in r
+            .chain
+            .steps
+            .iter()
+            .flat_map(|s| &s.operations)
+            .filter(is_move)
+        {
+            if let Some(name) = op
+                .path
+                .strip_prefix(&self.inbox_rel)
+                .and_then(|r| r.strip_prefix('/'))
+                && let Some(to) = &op.to
+            {
+                self.filed_names.insert(name.to_string(), to.clone());
             }
         }
-        // what is in the inbox now was seen by the sorter (or held); held notes stay pending
-        let after = scan(&inbox);
-        settle.observe(&after);
-        handled = after
-            .into_iter()
-            .filter(|(k, _)| settle.settled(k, opts.settle) && !writing.iter().any(|w| w == k))
-            .collect();
-        pending_since = None;
-        if opts.once {
-            // with --once, wait for held notes to settle and file them too, then stop
-            let remaining = scan(&inbox)
-                .into_iter()
-                .any(|(k, s)| handled.get(&k) != Some(&s));
-            if !remaining {
-                break;
-            }
-        }
-    }
-    // a late write still in progress is waited for (up to max_wait): once crew lets go of the
-    // old copy, nothing keeps the writer's text
-    let deadline = Instant::now() + opts.max_wait;
-    while !late.is_empty() && Instant::now() < deadline {
-        for line in settle_late_writes(vault, &inbox, &mut late) {
-            report(&format!(
-                "{} {line}",
-                chrono::Local::now().format("%H:%M:%S")
-            ));
-        }
-        if !late.is_empty() {
-            std::thread::sleep(tick);
-        }
-    }
-    for l in &late {
+        let left = scan(&self.inbox).len();
+        let chain = r.chain.chain().join(" → ");
         report(&format!(
-            "{} is still being written through its old copy; what is written from now on is not kept in {}",
-            l.inbox_path, l.filed_to
+            "{} {filed} filed, {left} in the inbox ({chain}; run {})",
+            clock(),
+            r.run_id
         ));
     }
-    Ok(summary)
+
+    fn anything_pending(&self) -> bool {
+        scan(&self.inbox)
+            .into_iter()
+            .any(|(k, s)| self.handled.get(&k) != Some(&s))
+    }
+
+    /// A late write still in progress is waited for (up to max_wait): once crew lets go of the
+    /// old copy, nothing keeps the writer's text.
+    fn finish_late_writes(&mut self, tick: Duration, report: &mut dyn FnMut(&str)) {
+        let deadline = Instant::now() + self.opts.max_wait;
+        while !self.late.is_empty() && Instant::now() < deadline {
+            for line in settle_late_writes(self.vault, &self.inbox, &mut self.late) {
+                report(&format!("{} {line}", clock()));
+            }
+            if !self.late.is_empty() {
+                std::thread::sleep(tick);
+            }
+        }
+        for l in &self.late {
+            report(&format!(
+                "{} is still being written through its old copy; what is written from now on is not kept in {}",
+                l.inbox_path, l.filed_to
+            ));
+        }
+    }
 }
 
 #[cfg(test)]

@@ -287,51 +287,14 @@ fn validate_new_definition(
 }
 
 fn new_agent(g: &Global, name: &str, new: NewAgent, dry_run: bool) -> anyhow::Result<u8> {
-    let NewAgent {
-        description,
-        triggers,
-        capabilities,
-        model,
-    } = new;
     let crew = load_crew(g)?;
-    if !valid_name(name) {
-        bail!(
-            "`{name}` is not a valid agent name: use lowercase letters, digits and single hyphens (e.g. `tax-helper`)"
-        );
-    }
-    if Crew::is_core(name) {
-        bail!("`{name}` is a core agent's name; custom agents need their own (e.g. `my-{name}`)");
-    }
-    if crew.agent(name).is_some()
-        || crew.skill(name).is_some()
-        || crew.registry.agents.iter().any(|r| r.name == name)
-    {
-        bail!(
-            "`{name}` already exists in this crew; `crew agents enable {name}` brings back a disabled one"
-        );
-    }
-    let caps: Vec<String> = capabilities
-        .unwrap_or_else(|| "read".into())
-        .split(',')
-        .map(|c| c.trim().to_lowercase())
-        .filter(|c| !c.is_empty())
-        .collect();
-    if let Some(bad) = caps.iter().find(|c| !CAPABILITIES.contains(&c.as_str())) {
-        bail!(
-            "unknown capability `{bad}`; use some of: {}",
-            CAPABILITIES.join(", ")
-        );
-    }
-    let model = model.unwrap_or_else(|| "mid".into());
-    if let ModelSpec::Id(id) = ModelSpec::parse(&model)
-        && !known_model_prefix(&id)
-    {
-        bail!(
-            "unknown model `{id}`: use low|mid|high, native, or an id starting with claude-, gpt-, gemini- or ollama/"
-        );
-    }
-    let description = description.unwrap_or_else(|| format!("Custom agent {name}."));
-    let triggers: Vec<String> = triggers
+    check_new_name(&crew, name)?;
+    let (caps, model) = checked_capabilities_and_model(new.capabilities, new.model)?;
+    let description = new
+        .description
+        .unwrap_or_else(|| format!("Custom agent {name}."));
+    let triggers: Vec<String> = new
+        .triggers
         .map(|t| {
             t.split(',')
                 .map(|x| x.trim().to_string())
@@ -339,45 +302,15 @@ fn new_agent(g: &Global, name: &str, new: NewAgent, dry_run: bool) -> anyhow::Re
                 .collect()
         })
         .unwrap_or_default();
-    let trig_yaml: String = triggers
-        .iter()
-        .map(|t| format!("  - {}\n", serde_json::to_string(t).unwrap_or_default()))
-        .collect();
-    let text = format!(
-        "---\nname: {name}\ndescription: {}\ncapabilities: [{}]\nmodel: {model}\ntriggers:\n{}---\n# {name}\n\nYou are {name}, a custom agent of this vault's crew. {description}\n\n## Every run\n- Answer in the user's language; read `Meta/user-profile.md` and your post-it first.\n- Write only inside the vault, through your tools; never edit other agents' files.\n- When another agent should act, end with a `### Suggested next agent` block (Agent, Reason, Context).\n",
-        crew::vault::edit::yaml_scalar(&description),
-        caps.join(", "),
-        if trig_yaml.is_empty() { "  []\n".to_string() } else { trig_yaml }
-    )
-    .replace("triggers:\n  []\n", "triggers: []\n");
     let host = crew::crew::host::Host::of(&crew);
     let text = match host {
         Some(h) => h
             .agent_file(name, &description, &triggers, &caps, &model)
             .map_err(|e| anyhow::anyhow!(e))?,
-        None => text,
+        None => agent_file_text(name, &description, &triggers, &caps, &model),
     };
+    let row = registry_row(host, name, &description, &triggers, &caps);
     let (mut gate, prefix) = definition_gate(g, &crew, dry_run)?;
-    let row = AgentRow {
-        name: name.to_string(),
-        role: description.chars().take(80).collect(),
-        capabilities: match host {
-            Some(h) => h.tools(&caps).join(", "),
-            None => caps.join(", "),
-        },
-        input: if triggers.is_empty() {
-            format!("@{name}")
-        } else if host.is_some() {
-            // quoted, as the host's dispatcher matches them against the message
-            crew::crew::host::quoted_list(&triggers)
-        } else {
-            triggers.join(", ")
-        },
-        output: "answers and notes".into(),
-        status: Status::Active,
-        custom: true,
-        line: 0,
-    };
     let reg_path = format!("{prefix}references/agents-registry.md");
     let reg_text = gate.read_text(&reg_path).unwrap_or_else(|| "# Agents registry\n\n| Name | Role | Capabilities | Input | Output | Status |\n|------|------|--------------|-------|--------|--------|\n".into());
     // the agents directory gets the new agent's section, as the host's create-agent skill does
@@ -418,40 +351,141 @@ fn new_agent(g: &Global, name: &str, new: NewAgent, dry_run: bool) -> anyhow::Re
             bail!("could not add agent `{name}`: {e}; {undone}");
         }
     };
-    // the vault's agent log, when there is one
     if g.json {
-        out_json(
+        return out_json(
             &json!({"created": file, "registry": reg_path, "directory": wrote_directory.then_some(&dir_path), "dry_run": dry_run}),
-        )?;
-    } else if dry_run {
+        )
+        .map(|()| 0);
+    }
+    let directory_note = |done: &str| {
+        if wrote_directory {
+            done.to_string()
+        } else {
+            String::new()
+        }
+    };
+    if dry_run {
         out(&format!(
             "Would create {file} and add its registry row to {reg_path}{}.\n{DRY_RUN_NOTE}",
-            if wrote_directory {
-                format!(" and its section to {dir_path}")
-            } else {
-                String::new()
-            }
+            directory_note(&format!(" and its section to {dir_path}"))
         ))?;
     } else {
+        let answers_to = if triggers.is_empty() {
+            format!("@{name}")
+        } else {
+            triggers
+                .iter()
+                .map(|t| format!("\"{t}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         out(&format!(
-            "Created {file}, its registry row{}.\nIt answers to {}.\nEdit the file to write its instructions; `crew agents validate` checks it.",
-            if wrote_directory {
-                " and its section in the agents directory"
-            } else {
-                ""
-            },
-            if triggers.is_empty() {
-                format!("@{name}")
-            } else {
-                triggers
-                    .iter()
-                    .map(|t| format!("\"{t}\""))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }
+            "Created {file}, its registry row{}.\nIt answers to {answers_to}.\nEdit the file to write its instructions; `crew agents validate` checks it.",
+            directory_note(" and its section in the agents directory"),
         ))?;
     }
     Ok(0)
+}
+
+/// A new custom agent's name is well formed and free.
+fn check_new_name(crew: &Crew, name: &str) -> anyhow::Result<()> {
+    if !valid_name(name) {
+        bail!(
+            "`{name}` is not a valid agent name: use lowercase letters, digits and single hyphens (e.g. `tax-helper`)"
+        );
+    }
+    if Crew::is_core(name) {
+        bail!("`{name}` is a core agent's name; custom agents need their own (e.g. `my-{name}`)");
+    }
+    if crew.agent(name).is_some()
+        || crew.skill(name).is_some()
+        || crew.registry.agents.iter().any(|r| r.name == name)
+    {
+        bail!(
+            "`{name}` already exists in this crew; `crew agents enable {name}` brings back a disabled one"
+        );
+    }
+    Ok(())
+}
+
+/// The capabilities (default: read) and model (default: the mid tier) a user asked for,
+/// checked.
+fn checked_capabilities_and_model(
+    capabilities: Option<String>,
+    model: Option<String>,
+) -> anyhow::Result<(Vec<String>, String)> {
+    let caps: Vec<String> = capabilities
+        .unwrap_or_else(|| "read".into())
+        .split(',')
+        .map(|c| c.trim().to_lowercase())
+        .filter(|c| !c.is_empty())
+        .collect();
+    if let Some(bad) = caps.iter().find(|c| !CAPABILITIES.contains(&c.as_str())) {
+        bail!(
+            "unknown capability `{bad}`; use some of: {}",
+            CAPABILITIES.join(", ")
+        );
+    }
+    let model = model.unwrap_or_else(|| "mid".into());
+    if let ModelSpec::Id(id) = ModelSpec::parse(&model)
+        && !known_model_prefix(&id)
+    {
+        bail!(
+            "unknown model `{id}`: use low|mid|high, native, or an id starting with claude-, gpt-, gemini- or ollama/"
+        );
+    }
+    Ok((caps, model))
+}
+
+/// A custom agent's definition file in crew's own layout.
+fn agent_file_text(
+    name: &str,
+    description: &str,
+    triggers: &[String],
+    caps: &[String],
+    model: &str,
+) -> String {
+    let trig_yaml: String = triggers
+        .iter()
+        .map(|t| format!("  - {}\n", serde_json::to_string(t).unwrap_or_default()))
+        .collect();
+    format!(
+        "---\nname: {name}\ndescription: {}\ncapabilities: [{}]\nmodel: {model}\ntriggers:\n{}---\n# {name}\n\nYou are {name}, a custom agent of this vault's crew. {description}\n\n## Every run\n- Answer in the user's language; read `Meta/user-profile.md` and your post-it first.\n- Write only inside the vault, through your tools; never edit other agents' files.\n- When another agent should act, end with a `### Suggested next agent` block (Agent, Reason, Context).\n",
+        crew::vault::edit::yaml_scalar(description),
+        caps.join(", "),
+        if trig_yaml.is_empty() { "  []\n".to_string() } else { trig_yaml }
+    )
+    .replace("triggers:\n  []\n", "triggers: []\n")
+}
+
+/// The registry row of a new custom agent, in the host's words when the crew is a host's.
+fn registry_row(
+    host: Option<crew::crew::host::Host>,
+    name: &str,
+    description: &str,
+    triggers: &[String],
+    caps: &[String],
+) -> AgentRow {
+    AgentRow {
+        name: name.to_string(),
+        role: description.chars().take(80).collect(),
+        capabilities: match host {
+            Some(h) => h.tools(caps).join(", "),
+            None => caps.join(", "),
+        },
+        input: if triggers.is_empty() {
+            format!("@{name}")
+        } else if host.is_some() {
+            // quoted, as the host's dispatcher matches them against the message
+            crew::crew::host::quoted_list(triggers)
+        } else {
+            triggers.join(", ")
+        },
+        output: "answers and notes".into(),
+        status: Status::Active,
+        custom: true,
+        line: 0,
+    }
 }
 
 fn custom_row_or_fail(crew: &Crew, name: &str) -> anyhow::Result<()> {

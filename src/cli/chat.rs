@@ -128,23 +128,7 @@ pub fn chat(g: &Global, resume: Option<Option<String>>) -> anyhow::Result<u8> {
     }
     let terminal = matches!(input, Input::Terminal(_));
     if terminal || resume.is_some() {
-        let mut hello = match &resume {
-            Some(_) => format!(
-                "Resumed session {} ({} turn(s) so far).",
-                session.store.id,
-                session.state.turns.len()
-            ),
-            None => format!(
-                "crew chat — session {}. Ask anything; /exit or Ctrl-D leaves.",
-                session.store.id
-            ),
-        };
-        if let Some(iv) = &session.state.interview {
-            hello.push_str(&format!("\n{}", iv.prompt()));
-        } else if let Some(p) = &session.state.pending {
-            hello.push_str(&format!("\nThe {} asked: {}", p.agent, p.question.ask));
-        }
-        eprintln!("{hello}");
+        eprintln!("{}", hello(&session, resume.is_some()));
     }
     let mut turn_no = 0usize;
     let mut interrupted_at_prompt = false;
@@ -171,36 +155,13 @@ pub fn chat(g: &Global, resume: Option<Option<String>>) -> anyhow::Result<u8> {
         }
         turn_no += 1;
         interrupts.busy.store(true, Ordering::SeqCst);
-        let json = g.json;
         let mut progress = |l: &str| eprintln!("{l}");
         let outcome = session.turn(&crew, &line, &mut progress);
         interrupts.busy.store(false, Ordering::SeqCst);
         interrupts.presses.store(0, Ordering::SeqCst);
-        match outcome {
-            Ok(Outcome::Ran(report)) => {
-                if json {
-                    out(&serde_json::to_string(&json!({
-                        "session": session.store.id, "turn": turn_no, "run_id": report.run_id,
-                        "route": report.route, "chain": report.chain.steps,
-                        "deferred": report.chain.deferred, "dry_run": report.dry_run,
-                        "preview": report.preview, "question": session.state.pending,
-                    }))?)?;
-                } else {
-                    out(&render::report_text(&report))?;
-                }
-            }
-            Ok(Outcome::Said(text)) => say(g, &session, turn_no, &text)?,
-            Ok(Outcome::CreateAgent(answers)) => {
-                let said = create_agent(g, &answers);
-                session.settle(&said);
-                if !said.starts_with("Created") {
-                    say(g, &session, turn_no, &said)?;
-                }
-                // the new agent answers from the next turn on
-                crew = crew_to_run(g)?;
-            }
-            // a refused turn (a message too long, a busy vault) is said; the chat goes on
-            Err(e) => say(g, &session, turn_no, &format!("error: {e}"))?,
+        if show(g, &mut session, turn_no, outcome)? {
+            // the new agent answers from the next turn on
+            crew = crew_to_run(g)?;
         }
         if interrupts.leave.load(Ordering::SeqCst) {
             break "Ctrl-C";
@@ -221,6 +182,63 @@ pub fn chat(g: &Global, resume: Option<Option<String>>) -> anyhow::Result<u8> {
     }
     // leaving with Ctrl-C says so to a script, as an interrupted program does
     Ok(if why == "Ctrl-C" { 130 } else { 0 })
+}
+
+/// The first words of a session: which one it is, and the question still waiting in it.
+fn hello(session: &Session, resumed: bool) -> String {
+    let mut hello = if resumed {
+        format!(
+            "Resumed session {} ({} turn(s) so far).",
+            session.store.id,
+            session.state.turns.len()
+        )
+    } else {
+        format!(
+            "crew chat — session {}. Ask anything; /exit or Ctrl-D leaves.",
+            session.store.id
+        )
+    };
+    if let Some(iv) = &session.state.interview {
+        hello.push_str(&format!("\n{}", iv.prompt()));
+    } else if let Some(p) = &session.state.pending {
+        hello.push_str(&format!("\nThe {} asked: {}", p.agent, p.question.ask));
+    }
+    hello
+}
+
+/// Shows a turn's outcome; whether the crew changed (a new agent was created).
+fn show(
+    g: &Global,
+    session: &mut Session,
+    turn_no: usize,
+    outcome: Result<Outcome, crew::run::RunError>,
+) -> anyhow::Result<bool> {
+    match outcome {
+        Ok(Outcome::Ran(report)) => {
+            if g.json {
+                out(&serde_json::to_string(&json!({
+                    "session": session.store.id, "turn": turn_no, "run_id": report.run_id,
+                    "route": report.route, "chain": report.chain.steps,
+                    "deferred": report.chain.deferred, "dry_run": report.dry_run,
+                    "preview": report.preview, "question": session.state.pending,
+                }))?)?;
+            } else {
+                out(&render::report_text(&report))?;
+            }
+        }
+        Ok(Outcome::Said(text)) => say(g, session, turn_no, &text)?,
+        Ok(Outcome::CreateAgent(answers)) => {
+            let said = create_agent(g, &answers);
+            session.settle(&said);
+            if !said.starts_with("Created") {
+                say(g, session, turn_no, &said)?;
+            }
+            return Ok(true);
+        }
+        // a refused turn (a message too long, a busy vault) is said; the chat goes on
+        Err(e) => say(g, session, turn_no, &format!("error: {e}"))?,
+    }
+    Ok(false)
 }
 
 fn say(g: &Global, session: &Session, turn: usize, text: &str) -> anyhow::Result<()> {

@@ -237,6 +237,68 @@ fn line_of_key(text: &str, key: &str) -> usize {
 /// anything (no frontmatter, bad YAML, no name).
 pub fn parse(file: &str, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Definition> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let (map, body_start) = frontmatter_map(file, text, diags)?;
+    let get = |k: &str| map.get(k);
+    for (k, _) in &map {
+        let key = k.as_str().unwrap_or("");
+        if !KNOWN_KEYS.contains(&key) {
+            diags.push(Diagnostic::warning(
+                file,
+                line_of_key(text, key),
+                &format!("unknown key `{key}` is ignored"),
+            ));
+        }
+    }
+    let Some(name) = get("name").and_then(scalar_to_string) else {
+        diags.push(Diagnostic::error(file, 2, "missing `name:`"));
+        return None;
+    };
+    let description = get("description")
+        .and_then(scalar_to_string)
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut triggers: Vec<String> = get("triggers").map(string_list).unwrap_or_default();
+    for q in quoted_phrases(&description) {
+        if !triggers.iter().any(|t| t.eq_ignore_ascii_case(&q)) {
+            triggers.push(q);
+        }
+    }
+    let located = |key: &str| (file, line_of_key(text, key));
+    Some(Definition {
+        name: name.trim().to_string(),
+        description,
+        triggers,
+        vocabulary: get("vocabulary").map(string_list).unwrap_or_default(),
+        capabilities: capabilities_of(&map, located("capabilities"), diags),
+        model: model_of(&map, located("model"), diags),
+        executor: executor_of(&map, located("executor"), diags),
+        generation: generation_of(&map),
+        output_schema: get("output_schema").map(|v| match scalar_to_string(v) {
+            Some(s) => s,
+            None => yaml_serde::to_string(v).unwrap_or_default(),
+        }),
+        mode: get("mode").and_then(scalar_to_string),
+        exclude: get("exclude").map(string_list).unwrap_or_default(),
+        source_agent: get("source-agent")
+            .or_else(|| get("source_agent"))
+            .and_then(scalar_to_string),
+        handoff: get("handoff").and_then(|v| v.as_bool()).unwrap_or(true),
+        body: text[body_start..]
+            .trim_start_matches(['\r', '\n'])
+            .to_string(),
+        file: file.to_string(),
+    })
+}
+
+/// The frontmatter of a definition file as a YAML mapping, and where the body starts; `None`
+/// (with the problem in `diags`) when there is none or it does not parse.
+fn frontmatter_map(
+    file: &str,
+    text: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(Mapping, usize)> {
     let Some(block) = split_frontmatter(text) else {
         let msg = if text.starts_with("---") {
             "the frontmatter has no closing `---` line; add one after the last key"
@@ -255,15 +317,15 @@ pub fn parse(file: &str, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Defi
         ));
         return None;
     }
-    let map: Mapping = match yaml_serde::from_str::<Value>(yaml) {
-        Ok(Value::Mapping(m)) => m,
+    match yaml_serde::from_str::<Value>(yaml) {
+        Ok(Value::Mapping(m)) => Some((m, block.block.end)),
         Ok(_) => {
             diags.push(Diagnostic::error(
                 file,
                 2,
                 "the frontmatter must be a mapping of keys",
             ));
-            return None;
+            None
         }
         Err(e) => {
             let line = e.location().map_or(2, |l| l.line() + 1);
@@ -272,40 +334,22 @@ pub fn parse(file: &str, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Defi
                 line,
                 &format!("invalid YAML in the frontmatter: {e}"),
             ));
-            return None;
-        }
-    };
-    let get = |k: &str| map.get(k);
-    for (k, _) in &map {
-        let key = k.as_str().unwrap_or("");
-        if !KNOWN_KEYS.contains(&key) {
-            diags.push(Diagnostic::warning(
-                file,
-                line_of_key(text, key),
-                &format!("unknown key `{key}` is ignored"),
-            ));
+            None
         }
     }
-    let Some(name) = get("name").and_then(scalar_to_string) else {
-        diags.push(Diagnostic::error(file, 2, "missing `name:`"));
-        return None;
-    };
-    let name = name.trim().to_string();
-    let description = get("description")
-        .and_then(scalar_to_string)
-        .unwrap_or_default()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    let mut triggers: Vec<String> = get("triggers").map(string_list).unwrap_or_default();
-    for q in quoted_phrases(&description) {
-        if !triggers.iter().any(|t| t.eq_ignore_ascii_case(&q)) {
-            triggers.push(q);
-        }
-    }
-    let mut capabilities: Vec<String> = get("capabilities").map(string_list).unwrap_or_default();
+}
+
+/// The declared capabilities, or those implied by a host's `tools:` list; unknown ones are
+/// errors at the key's line.
+fn capabilities_of(
+    map: &Mapping,
+    (file, line): (&str, usize),
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<String> {
+    let mut capabilities: Vec<String> =
+        map.get("capabilities").map(string_list).unwrap_or_default();
     if capabilities.is_empty()
-        && let Some(tools) = get("tools")
+        && let Some(tools) = map.get("tools")
     {
         for t in string_list(tools) {
             if let Some(c) = capability_of_tool(&t)
@@ -315,12 +359,11 @@ pub fn parse(file: &str, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Defi
             }
         }
     }
-    let cap_line = line_of_key(text, "capabilities");
     for c in &capabilities {
         if !CAPABILITIES.contains(&c.as_str()) {
             diags.push(Diagnostic::error(
                 file,
-                cap_line,
+                line,
                 &format!(
                     "unknown capability `{c}`; use some of: {}",
                     CAPABILITIES.join(", ")
@@ -328,33 +371,48 @@ pub fn parse(file: &str, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Defi
             ));
         }
     }
-    let model = ModelSpec::parse(&get("model").and_then(scalar_to_string).unwrap_or_default());
+    capabilities
+}
+
+fn model_of(map: &Mapping, (file, line): (&str, usize), diags: &mut Vec<Diagnostic>) -> ModelSpec {
+    let model = ModelSpec::parse(
+        &map.get("model")
+            .and_then(scalar_to_string)
+            .unwrap_or_default(),
+    );
     if let ModelSpec::Id(id) = &model
         && !known_model_prefix(id)
     {
         diags.push(Diagnostic::error(
-                file,
-                line_of_key(text, "model"),
-                &format!(
-                    "unknown model `{id}`: use low|mid|high, native, or an id starting with claude-, gpt-, gemini- or ollama/"
-                ),
-            ));
+            file,
+            line,
+            &format!(
+                "unknown model `{id}`: use low|mid|high, native, or an id starting with claude-, gpt-, gemini- or ollama/"
+            ),
+        ));
     }
-    let executor = match get("executor").and_then(scalar_to_string) {
-        None => None,
-        Some(raw) => {
-            let parsed = Executor::parse(&raw);
-            if parsed.is_none() {
-                diags.push(Diagnostic::error(
-                    file,
-                    line_of_key(text, "executor"),
-                    &format!("executor `{raw}` is not one of: native, model, hybrid"),
-                ));
-            }
-            parsed
-        }
-    };
-    let generation = match get("generation") {
+    model
+}
+
+fn executor_of(
+    map: &Mapping,
+    (file, line): (&str, usize),
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Executor> {
+    let raw = map.get("executor").and_then(scalar_to_string)?;
+    let parsed = Executor::parse(&raw);
+    if parsed.is_none() {
+        diags.push(Diagnostic::error(
+            file,
+            line,
+            &format!("executor `{raw}` is not one of: native, model, hybrid"),
+        ));
+    }
+    parsed
+}
+
+fn generation_of(map: &Mapping) -> Generation {
+    match map.get("generation") {
         Some(Value::Mapping(g)) => {
             let num = |k: &str| g.get(k).and_then(|v| v.as_u64());
             Generation {
@@ -364,33 +422,7 @@ pub fn parse(file: &str, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Defi
             }
         }
         _ => Generation::default(),
-    };
-    let output_schema = get("output_schema").map(|v| match scalar_to_string(v) {
-        Some(s) => s,
-        None => yaml_serde::to_string(v).unwrap_or_default(),
-    });
-    let handoff = get("handoff").and_then(|v| v.as_bool()).unwrap_or(true);
-    Some(Definition {
-        name,
-        description,
-        triggers,
-        vocabulary: get("vocabulary").map(string_list).unwrap_or_default(),
-        capabilities,
-        model,
-        executor,
-        generation,
-        output_schema,
-        mode: get("mode").and_then(scalar_to_string),
-        exclude: get("exclude").map(string_list).unwrap_or_default(),
-        source_agent: get("source-agent")
-            .or_else(|| get("source_agent"))
-            .and_then(scalar_to_string),
-        handoff,
-        body: text[block.block.end..]
-            .trim_start_matches(['\r', '\n'])
-            .to_string(),
-        file: file.to_string(),
-    })
+    }
 }
 
 /// Whether a name follows the naming rule: lowercase letters, digits and single hyphens.

@@ -7,6 +7,7 @@ pub mod host;
 pub mod mailcal;
 pub mod registry;
 pub mod root;
+mod validate;
 
 use std::path::{Path, PathBuf};
 
@@ -507,118 +508,6 @@ impl Crew {
             }
         }
         None
-    }
-
-    fn validate(&mut self) {
-        let mut diags = Vec::new();
-        let reg_file = self.registry.file.clone();
-        // duplicates
-        let mut seen: Vec<(&str, &str)> = Vec::new();
-        for d in self.agents.iter().chain(&self.skills) {
-            if let Some((_, first)) = seen.iter().find(|(n, _)| *n == d.name) {
-                diags.push(Diagnostic::error(
-                    &d.file,
-                    2,
-                    &format!("duplicate name `{}` (also defined in {first})", d.name),
-                ));
-            } else {
-                seen.push((&d.name, &d.file));
-            }
-            if !definition::valid_name(&d.name) {
-                diags.push(Diagnostic::error(
-                    &d.file,
-                    2,
-                    &format!(
-                        "name `{}` must be lowercase letters, digits and hyphens",
-                        d.name
-                    ),
-                ));
-            }
-        }
-        if !self.registry.agents.is_empty() || !reg_file.is_empty() {
-            for row in &self.registry.agents {
-                if row.custom && Crew::is_core(&row.name) {
-                    diags.push(Diagnostic::error(
-                        &reg_file,
-                        row.line,
-                        &format!(
-                            "custom agent `{}` uses a core agent's name; pick another name",
-                            row.name
-                        ),
-                    ));
-                }
-                if row.status == Status::Active && self.agent(&row.name).is_none() {
-                    diags.push(Diagnostic::error(
-                        &reg_file,
-                        row.line,
-                        &format!("registry row `{}` is active but agents/{}.md does not exist; add the file or set the row to disabled", row.name, row.name),
-                    ));
-                }
-            }
-            let mut rows_seen: Vec<&str> = Vec::new();
-            for row in &self.registry.agents {
-                if rows_seen.contains(&row.name.as_str()) {
-                    diags.push(Diagnostic::error(
-                        &reg_file,
-                        row.line,
-                        &format!("duplicate registry row `{}`", row.name),
-                    ));
-                }
-                rows_seen.push(&row.name);
-            }
-            for a in &self.agents {
-                if !self.registry.agents.iter().any(|r| r.name == a.name) {
-                    diags.push(Diagnostic::error(
-                        &a.file,
-                        2,
-                        &format!("agent `{}` has no row in the registry; add one (or `crew agents new` does it)", a.name),
-                    ));
-                }
-            }
-        }
-        for s in &self.skills {
-            if let Some(src) = &s.source_agent
-                && self.agent(src).is_none()
-            {
-                diags.push(Diagnostic::error(
-                    &s.file,
-                    2,
-                    &format!("source agent `{src}` does not exist"),
-                ));
-            }
-        }
-        for a in &self.agents {
-            if a.output_schema.is_some()
-                && (a.capabilities.iter().any(|c| c == "task") || a.handoff)
-            {
-                diags.push(Diagnostic::error(
-                    &a.file,
-                    2,
-                    "an agent with an output_schema is a leaf: it may not hand off (add `handoff: false` and drop the `task` capability)",
-                ));
-            }
-        }
-        let route = &self.config.default_route;
-        if self.agent(route).is_none() && self.skill(route).is_none() {
-            diags.push(Diagnostic::error(
-                self.config_file.as_deref().unwrap_or("config.yaml"),
-                1,
-                &format!("default_route `{route}` names no agent or skill of this crew"),
-            ));
-        }
-        for o in &self.config.route_overrides {
-            if self.lookup(&o.route).is_none() {
-                diags.push(Diagnostic::error(
-                    self.config_file.as_deref().unwrap_or("config.yaml"),
-                    1,
-                    &format!(
-                        "route_overrides names `{}`, which is no active agent or skill",
-                        o.route
-                    ),
-                ));
-            }
-        }
-        self.diagnostics.extend(diags);
     }
 
     /// Where the crew's own files live on disk, if anywhere.

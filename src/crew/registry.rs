@@ -132,7 +132,7 @@ pub fn parse(file: &str, text: &str, diags: &mut Vec<Diagnostic>) -> Registry {
     let mut columns: Vec<String> = Vec::new();
     let mut custom = false;
     for (i, raw) in text.lines().enumerate() {
-        let line_no = i + 1;
+        let at = (file, i + 1);
         let line = raw.trim();
         if line.contains(CUSTOM_START) {
             custom = true;
@@ -152,112 +152,156 @@ pub fn parse(file: &str, text: &str, diags: &mut Vec<Diagnostic>) -> Registry {
         if is_separator(&row) {
             continue;
         }
-        let first = clean_name(&row[0]);
-        if first == "name" || first == "agent" {
-            table = Table::Agents;
-            columns = row.iter().map(|c| clean_name(c)).collect();
-            let want = ["name", "role", "capabilities", "input", "output", "status"];
-            let missing: Vec<_> = want
-                .iter()
-                .filter(|w| !columns.iter().any(|c| c == *w))
-                .copied()
-                .collect();
-            if !missing.is_empty() {
-                diags.push(Diagnostic::error(
-                    file,
-                    line_no,
-                    &format!(
-                        "the agents table lacks the column(s) {}; the header must be `| Name | Role | Capabilities | Input | Output | Status |`",
-                        missing.join(", ")
-                    ),
-                ));
-            }
-            continue;
-        }
-        if first == "skill" {
-            table = Table::Skills;
+        if let Some(header) = header_of(&row, at, diags) {
+            table = header;
             columns = row.iter().map(|c| clean_name(c)).collect();
             continue;
         }
-        let col = |name: &str| -> Option<&String> {
-            columns
-                .iter()
-                .position(|c| c == name)
-                .and_then(|i| row.get(i))
+        let cells = Cells {
+            row: &row,
+            columns: &columns,
         };
         match table {
             Table::None => {
                 diags.push(Diagnostic::error(
                     file,
-                    line_no,
+                    at.1,
                     "a table row outside a table: only rows under the `| Name | Role | … |` or `| Skill | … |` header count; move it there or remove it",
                 ));
             }
-            Table::Agents => {
-                if row.len() != columns.len() {
-                    diags.push(Diagnostic::error(
-                        file,
-                        line_no,
-                        &format!(
-                            "this row has {} cells but the table has {} columns; fix the `|` separators",
-                            row.len(),
-                            columns.len()
-                        ),
-                    ));
-                    continue;
-                }
-                let name = col("name").map(|c| clean_name(c)).unwrap_or_default();
-                if name.is_empty() || name.len() > 64 {
-                    diags.push(Diagnostic::error(
-                        file,
-                        line_no,
-                        "a row without a usable agent name",
-                    ));
-                    continue;
-                }
-                let status = parse_status(col("status"), file, line_no, diags);
-                let text = |n: &str| col(n).cloned().unwrap_or_default();
-                reg.agents.push(AgentRow {
-                    name,
-                    role: text("role"),
-                    capabilities: text("capabilities"),
-                    input: text("input"),
-                    output: text("output"),
-                    status,
-                    custom,
-                    line: line_no,
-                });
-            }
-            Table::Skills => {
-                let name = col("skill").map(|c| clean_name(c)).unwrap_or_default();
-                if name.is_empty() || name.len() > 64 {
-                    diags.push(Diagnostic::error(
-                        file,
-                        line_no,
-                        "a row without a usable skill name",
-                    ));
-                    continue;
-                }
-                let status = if col("status").is_some() {
-                    parse_status(col("status"), file, line_no, diags)
-                } else {
-                    Status::Active
-                };
-                let text = |n: &str| col(n).cloned().unwrap_or_default();
-                reg.skills.push(SkillRow {
-                    name,
-                    source_agent: col("source agent")
-                        .map(|c| clean_name(c))
-                        .unwrap_or_default(),
-                    triggers: text("triggers"),
-                    purpose: text("purpose"),
-                    status,
-                    line: line_no,
-                });
-            }
+            Table::Agents => reg.agents.extend(agent_row(&cells, at, custom, diags)),
+            Table::Skills => reg.skills.extend(skill_row(&cells, at, diags)),
         }
     }
     reg
+}
+
+/// A row's cells with the column names of its table.
+struct Cells<'a> {
+    row: &'a [String],
+    columns: &'a [String],
+}
+
+impl Cells<'_> {
+    fn get(&self, name: &str) -> Option<&String> {
+        self.columns
+            .iter()
+            .position(|c| c == name)
+            .and_then(|i| self.row.get(i))
+    }
+
+    fn text(&self, name: &str) -> String {
+        self.get(name).cloned().unwrap_or_default()
+    }
+
+    fn name(&self, column: &str) -> Option<String> {
+        let name = self.get(column).map(|c| clean_name(c)).unwrap_or_default();
+        (!name.is_empty() && name.len() <= 64).then_some(name)
+    }
+}
+
+/// The table a header row opens (reporting the agents table's missing columns), or `None`
+/// for a row that is no header.
+fn header_of(
+    row: &[String],
+    (file, line): (&str, usize),
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Table> {
+    let first = clean_name(&row[0]);
+    if first == "skill" {
+        return Some(Table::Skills);
+    }
+    if first != "name" && first != "agent" {
+        return None;
+    }
+    let columns: Vec<String> = row.iter().map(|c| clean_name(c)).collect();
+    let want = ["name", "role", "capabilities", "input", "output", "status"];
+    let missing: Vec<_> = want
+        .iter()
+        .filter(|w| !columns.iter().any(|c| c == *w))
+        .copied()
+        .collect();
+    if !missing.is_empty() {
+        diags.push(Diagnostic::error(
+            file,
+            line,
+            &format!(
+                "the agents table lacks the column(s) {}; the header must be `| Name | Role | Capabilities | Input | Output | Status |`",
+                missing.join(", ")
+            ),
+        ));
+    }
+    Some(Table::Agents)
+}
+
+fn agent_row(
+    cells: &Cells,
+    (file, line): (&str, usize),
+    custom: bool,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<AgentRow> {
+    if cells.row.len() != cells.columns.len() {
+        diags.push(Diagnostic::error(
+            file,
+            line,
+            &format!(
+                "this row has {} cells but the table has {} columns; fix the `|` separators",
+                cells.row.len(),
+                cells.columns.len()
+            ),
+        ));
+        return None;
+    }
+    let Some(name) = cells.name("name") else {
+        diags.push(Diagnostic::error(
+            file,
+            line,
+            "a row without a usable agent name",
+        ));
+        return None;
+    };
+    let status = parse_status(cells.get("status"), file, line, diags);
+    Some(AgentRow {
+        name,
+        role: cells.text("role"),
+        capabilities: cells.text("capabilities"),
+        input: cells.text("input"),
+        output: cells.text("output"),
+        status,
+        custom,
+        line,
+    })
+}
+
+fn skill_row(
+    cells: &Cells,
+    (file, line): (&str, usize),
+    diags: &mut Vec<Diagnostic>,
+) -> Option<SkillRow> {
+    let Some(name) = cells.name("skill") else {
+        diags.push(Diagnostic::error(
+            file,
+            line,
+            "a row without a usable skill name",
+        ));
+        return None;
+    };
+    let status = if cells.get("status").is_some() {
+        parse_status(cells.get("status"), file, line, diags)
+    } else {
+        Status::Active
+    };
+    Some(SkillRow {
+        name,
+        source_agent: cells
+            .get("source agent")
+            .map(|c| clean_name(c))
+            .unwrap_or_default(),
+        triggers: cells.text("triggers"),
+        purpose: cells.text("purpose"),
+        status,
+        line,
+    })
 }
 
 /// Renders one agents-table row.

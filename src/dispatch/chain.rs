@@ -227,8 +227,8 @@ pub fn run(
         skipped: Vec::new(),
         new_agents: Vec::new(),
     };
-    // suggestions waiting, in the order they were made: (kind, name, suggestion, by)
-    let mut pending: Vec<(Kind, String, NextAgent, String)> = Vec::new();
+    // suggestions waiting, in the order they were made
+    let mut pending: Vec<Pending> = Vec::new();
     let first_kind = first.0;
     let mut next = Some((first, message.to_string(), None::<String>));
     while let Some(((kind, name), task, by)) = next.take() {
@@ -250,70 +250,10 @@ pub fn run(
         } else {
             Default::default()
         };
-        report.steps.push(StepRecord {
-            agent: name.clone(),
-            kind,
-            executor: out.executor,
-            model: out.model,
-            output: out.output,
-            suggestions: parsed.next.clone(),
-            new_agents: parsed.new.clone(),
-            operations: out.operations,
-            suggested_by: by,
-            error: out.error,
-            tokens_in: out.tokens_in,
-            tokens_out: out.tokens_out,
-            latency_ms: out.latency_ms,
-            changed_notes: out.changed_notes,
-            data: out.data,
-        });
+        report.steps.push(record(&step, out, &parsed, by));
         report.new_agents.extend(parsed.new);
-        for s in parsed.next {
-            match crew.lookup(&s.agent) {
-                None => report.skipped.push(Skipped {
-                    agent: s.agent.clone(),
-                    why: if crew.agent(&s.agent.to_lowercase()).is_some() {
-                        "disabled in the registry".into()
-                    } else {
-                        "no such agent in the registry".into()
-                    },
-                    suggested_by: name.clone(),
-                    phrase: String::new(),
-                }),
-                Some((k, n)) => pending.push((k, n, s, name.clone())),
-            }
-        }
-        // pick the first pending suggestion that may run now
-        let ran = report.chain();
-        let ran_sources: Vec<String> = report
-            .steps
-            .iter()
-            .filter(|s| s.kind == Kind::Skill)
-            .map(|s| crew.postit_owner(Kind::Skill, &s.agent))
-            .collect();
-        let mut keep = Vec::new();
-        for (k, n, s, by) in pending.drain(..) {
-            if ran.contains(&n) || ran_sources.contains(&n) {
-                report.skipped.push(Skipped {
-                    phrase: phrase_for(crew, k, &n, &s.reason),
-                    agent: n.clone(),
-                    why: if ran.contains(&n) {
-                        "already ran in this request".into()
-                    } else {
-                        "its skill already ran in this request".into()
-                    },
-                    suggested_by: by,
-                });
-            } else if keep
-                .iter()
-                .any(|(_, kn, _, _): &(Kind, String, NextAgent, String)| *kn == n)
-            {
-                // the same agent suggested twice: one run serves both
-            } else {
-                keep.push((k, n, s, by));
-            }
-        }
-        pending = keep;
+        queue_suggestions(crew, &mut report, &mut pending, parsed.next, &name);
+        prune_pending(crew, &mut report, &mut pending);
         // a failed step ends the request; so does a question: the user answers before anyone
         // else runs, and what was suggested waits (deferred) with its phrase
         if report
@@ -324,46 +264,145 @@ pub fn run(
             break;
         }
         // a read-only request does not start writers: they wait for the user
-        let read_only = report
-            .steps
-            .first()
-            .is_some_and(|first| !first.changed_notes || !exec.writes(first_kind, &first.agent));
+        let read_only = is_read_only(&report, &*exec, first_kind);
         let runnable = pending
             .iter()
-            .position(|(k, n, _, _)| !read_only || !exec.writes(*k, n));
-        if ran.len() < max
+            .position(|p| !read_only || !exec.writes(p.kind, &p.name));
+        if report.chain().len() < max
             && let Some(at) = runnable
         {
-            let (k, n, s, by) = pending.remove(at);
-            let mut task = s.reason.clone();
-            if !s.context.is_empty() {
+            let p = pending.remove(at);
+            let mut task = p.suggestion.reason.clone();
+            if !p.suggestion.context.is_empty() {
                 task.push_str("\nContext: ");
-                task.push_str(&s.context);
+                task.push_str(&p.suggestion.context);
             }
-            next = Some(((k, n), task, Some(by)));
+            next = Some(((p.kind, p.name), task, Some(p.by)));
         }
     }
-    let read_only = report
-        .steps
-        .first()
-        .is_some_and(|first| !first.changed_notes || !exec.writes(first_kind, &first.agent));
-    for (k, n, s, by) in pending {
-        let phrase = phrase_for(crew, k, &n, &s.reason);
-        let why = if read_only && exec.writes(k, &n) {
+    let read_only = is_read_only(&report, &*exec, first_kind);
+    for p in pending {
+        let phrase = phrase_for(crew, p.kind, &p.name, &p.suggestion.reason);
+        let why = if read_only && exec.writes(p.kind, &p.name) {
             DEFERRED_READ_ONLY
         } else {
             DEFERRED_FULL
         };
         report.deferred.push(Deferred {
-            command: command_for(&n, &phrase, &s.reason),
+            command: command_for(&p.name, &phrase, &p.suggestion.reason),
             phrase,
-            agent: n,
-            reason: s.reason,
-            suggested_by: by,
+            agent: p.name,
+            reason: p.suggestion.reason,
+            suggested_by: p.by,
             why: why.into(),
         });
     }
     report
+}
+
+/// A suggestion waiting for its turn.
+struct Pending {
+    kind: Kind,
+    name: String,
+    suggestion: NextAgent,
+    /// The agent that made it.
+    by: String,
+}
+
+/// The record of a step that ran.
+fn record(
+    step: &Step,
+    out: StepOutput,
+    parsed: &suggest::Suggestions,
+    by: Option<String>,
+) -> StepRecord {
+    StepRecord {
+        agent: step.name.clone(),
+        kind: step.kind,
+        executor: out.executor,
+        model: out.model,
+        output: out.output,
+        suggestions: parsed.next.clone(),
+        new_agents: parsed.new.clone(),
+        operations: out.operations,
+        suggested_by: by,
+        error: out.error,
+        tokens_in: out.tokens_in,
+        tokens_out: out.tokens_out,
+        latency_ms: out.latency_ms,
+        changed_notes: out.changed_notes,
+        data: out.data,
+    }
+}
+
+/// Queues what `by` suggested; a name the crew cannot run is skipped with the reason.
+fn queue_suggestions(
+    crew: &Crew,
+    report: &mut ChainReport,
+    pending: &mut Vec<Pending>,
+    suggested: Vec<NextAgent>,
+    by: &str,
+) {
+    for s in suggested {
+        match crew.lookup(&s.agent) {
+            None => report.skipped.push(Skipped {
+                agent: s.agent.clone(),
+                why: if crew.agent(&s.agent.to_lowercase()).is_some() {
+                    "disabled in the registry".into()
+                } else {
+                    "no such agent in the registry".into()
+                },
+                suggested_by: by.to_string(),
+                phrase: String::new(),
+            }),
+            Some((kind, name)) => pending.push(Pending {
+                kind,
+                name,
+                suggestion: s,
+                by: by.to_string(),
+            }),
+        }
+    }
+}
+
+/// Drops suggestions that may not run: an agent that already ran (or whose skill did) is
+/// skipped with the reason; the same agent suggested twice runs once.
+fn prune_pending(crew: &Crew, report: &mut ChainReport, pending: &mut Vec<Pending>) {
+    let ran = report.chain();
+    let ran_sources: Vec<String> = report
+        .steps
+        .iter()
+        .filter(|s| s.kind == Kind::Skill)
+        .map(|s| crew.postit_owner(Kind::Skill, &s.agent))
+        .collect();
+    let mut keep: Vec<Pending> = Vec::new();
+    for p in pending.drain(..) {
+        if ran.contains(&p.name) || ran_sources.contains(&p.name) {
+            report.skipped.push(Skipped {
+                phrase: phrase_for(crew, p.kind, &p.name, &p.suggestion.reason),
+                why: if ran.contains(&p.name) {
+                    "already ran in this request".into()
+                } else {
+                    "its skill already ran in this request".into()
+                },
+                agent: p.name,
+                suggested_by: p.by,
+            });
+        } else if keep.iter().any(|k| k.name == p.name) {
+            // the same agent suggested twice: one run serves both
+        } else {
+            keep.push(p);
+        }
+    }
+    *pending = keep;
+}
+
+/// Whether the request's first step changed nothing (or cannot write): then writers wait.
+fn is_read_only(report: &ChainReport, exec: &dyn Executor, first_kind: Kind) -> bool {
+    report
+        .steps
+        .first()
+        .is_some_and(|first| !first.changed_notes || !exec.writes(first_kind, &first.agent))
 }
 
 #[cfg(test)]

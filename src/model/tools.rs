@@ -125,134 +125,150 @@ fn run(
     args: &Value,
 ) -> Result<String, String> {
     match name {
-        "list_notes" => {
-            let folder = args
-                .get("folder")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .trim_matches('/')
-                .to_string();
-            let page = args.get("page").and_then(Value::as_u64).unwrap_or(1).max(1) as usize;
-            let prefix = if folder.is_empty() {
-                String::new()
-            } else {
-                format!("{folder}/")
-            };
-            let all: Vec<&str> = gate
-                .vault()
-                .notes
-                .iter()
-                .map(|n| n.path.as_str())
-                .filter(|p| p.starts_with(&prefix))
-                .collect();
-            let pages = all.len().div_ceil(LIST_PAGE).max(1);
-            let shown: Vec<&str> = all
-                .iter()
-                .skip((page - 1) * LIST_PAGE)
-                .take(LIST_PAGE)
-                .copied()
-                .collect();
-            Ok(format!(
-                "{} notes, page {page} of {pages}:\n{}",
-                all.len(),
-                shown.join("\n")
-            ))
-        }
-        "read_note" => {
-            let path = note_path(arg(args, "path")?)?;
-            let text = model_read(gate, &path)?;
-            let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
-            let chars: Vec<char> = text.chars().collect();
-            if offset >= chars.len() && offset > 0 {
-                return Ok(format!(
-                    "(offset {offset} is past the end: the note has {} characters)",
-                    chars.len()
-                ));
-            }
-            let end = (offset + READ_PAGE).min(chars.len());
-            let mut out: String = chars[offset..end].iter().collect();
-            if end < chars.len() {
-                out.push_str(&format!(
-                    "\n[… {} more characters: call read_note with offset {end}]",
-                    chars.len() - end
-                ));
-            }
-            Ok(out)
-        }
-        "search_notes" => {
-            let query = arg(args, "query")?;
-            let limit = args
-                .get("limit")
-                .and_then(Value::as_u64)
-                .unwrap_or(10)
-                .clamp(1, 50) as usize;
-            let q = crate::agents::seeker::parse_query(query);
-            let hits =
-                crate::agents::seeker::search(gate.vault(), &*gate, folders, &q, limit, today);
-            if hits.is_empty() {
-                return Ok(format!("no note matches `{query}`"));
-            }
-            Ok(hits
-                .iter()
-                .map(|h| format!("{}:{}: {}", h.path, h.line, h.text))
-                .collect::<Vec<_>>()
-                .join("\n"))
-        }
-        "write_note" => {
-            let path = note_path(arg(args, "path")?)?;
-            let content = arg(args, "content")?;
-            match args.get("mode").and_then(Value::as_str).unwrap_or("create") {
-                "create" => gate
-                    .create(&path, content.as_bytes())
-                    .map(|p| format!("created {p}"))
-                    .map_err(|e| e.to_string()),
-                "overwrite" => gate
-                    .write(&path, content.as_bytes())
-                    .map(|_| format!("wrote {path}"))
-                    .map_err(|e| e.to_string()),
-                "append" => gate
-                    .append(&path, content)
-                    .map(|_| format!("appended to {path}"))
-                    .map_err(|e| e.to_string()),
-                other => Err(format!("mode `{other}` is not create, overwrite or append")),
-            }
-        }
-        "edit_note" => {
-            let path = note_path(arg(args, "path")?)?;
-            let find = arg(args, "find")?;
-            let replace = arg(args, "replace")?;
-            if find.is_empty() {
-                return Err("`find` is empty".into());
-            }
-            let text = model_read(gate, &path)?;
-            match text.matches(find).count() {
-                0 => Err(format!(
-                    "the passage was not found in {path}; read_note shows its exact text"
-                )),
-                1 => {
-                    gate.edit(&path, "model edit", |t| t.replacen(find, replace, 1))
-                        .map_err(|e| e.to_string())?;
-                    Ok(format!("edited {path}"))
-                }
-                n => Err(format!(
-                    "the passage occurs {n} times in {path}; include more context so it occurs once"
-                )),
-            }
-        }
-        "move_note" => {
-            let from = note_path(arg(args, "from")?)?;
-            let to = note_path(arg(args, "to")?)?;
-            let out = gate.move_file(&from, &to).map_err(|e| e.to_string())?;
-            let links: usize = out.rewritten.iter().map(|(_, n)| n).sum();
-            Ok(format!(
-                "moved {} → {} ({links} link(s) rewritten in {} note(s))",
-                out.from,
-                out.to,
-                out.rewritten.len()
-            ))
-        }
+        "list_notes" => list_notes(gate, args),
+        "read_note" => read_note(gate, args),
+        "search_notes" => search_notes(gate, folders, today, args),
+        "write_note" => write_note(gate, args),
+        "edit_note" => edit_note(gate, args),
+        "move_note" => move_note(gate, args),
         other => Err(format!("unknown tool `{other}`")),
     }
+}
+
+fn list_notes(gate: &Gate, args: &Value) -> Result<String, String> {
+    let folder = args
+        .get("folder")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .trim_matches('/')
+        .to_string();
+    let page = args.get("page").and_then(Value::as_u64).unwrap_or(1).max(1) as usize;
+    let prefix = if folder.is_empty() {
+        String::new()
+    } else {
+        format!("{folder}/")
+    };
+    let all: Vec<&str> = gate
+        .vault()
+        .notes
+        .iter()
+        .map(|n| n.path.as_str())
+        .filter(|p| p.starts_with(&prefix))
+        .collect();
+    let pages = all.len().div_ceil(LIST_PAGE).max(1);
+    let shown: Vec<&str> = all
+        .iter()
+        .skip((page - 1) * LIST_PAGE)
+        .take(LIST_PAGE)
+        .copied()
+        .collect();
+    Ok(format!(
+        "{} notes, page {page} of {pages}:\n{}",
+        all.len(),
+        shown.join("\n")
+    ))
+}
+
+fn read_note(gate: &mut Gate, args: &Value) -> Result<String, String> {
+    let path = note_path(arg(args, "path")?)?;
+    let text = model_read(gate, &path)?;
+    let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let chars: Vec<char> = text.chars().collect();
+    if offset >= chars.len() && offset > 0 {
+        return Ok(format!(
+            "(offset {offset} is past the end: the note has {} characters)",
+            chars.len()
+        ));
+    }
+    let end = (offset + READ_PAGE).min(chars.len());
+    let mut out: String = chars[offset..end].iter().collect();
+    if end < chars.len() {
+        out.push_str(&format!(
+            "\n[… {} more characters: call read_note with offset {end}]",
+            chars.len() - end
+        ));
+    }
+    Ok(out)
+}
+
+fn search_notes(
+    gate: &Gate,
+    folders: &Folders,
+    today: chrono::NaiveDate,
+    args: &Value,
+) -> Result<String, String> {
+    let query = arg(args, "query")?;
+    let limit = args
+        .get("limit")
+        .and_then(Value::as_u64)
+        .unwrap_or(10)
+        .clamp(1, 50) as usize;
+    let q = crate::agents::seeker::parse_query(query);
+    let hits = crate::agents::seeker::search(gate.vault(), gate, folders, &q, limit, today);
+    if hits.is_empty() {
+        return Ok(format!("no note matches `{query}`"));
+    }
+    Ok(hits
+        .iter()
+        .map(|h| format!("{}:{}: {}", h.path, h.line, h.text))
+        .collect::<Vec<_>>()
+        .join("\n"))
+}
+
+fn write_note(gate: &mut Gate, args: &Value) -> Result<String, String> {
+    let path = note_path(arg(args, "path")?)?;
+    let content = arg(args, "content")?;
+    match args.get("mode").and_then(Value::as_str).unwrap_or("create") {
+        "create" => gate
+            .create(&path, content.as_bytes())
+            .map(|p| format!("created {p}"))
+            .map_err(|e| e.to_string()),
+        "overwrite" => gate
+            .write(&path, content.as_bytes())
+            .map(|_| format!("wrote {path}"))
+            .map_err(|e| e.to_string()),
+        "append" => gate
+            .append(&path, content)
+            .map(|_| format!("appended to {path}"))
+            .map_err(|e| e.to_string()),
+        other => Err(format!("mode `{other}` is not create, overwrite or append")),
+    }
+}
+
+fn edit_note(gate: &mut Gate, args: &Value) -> Result<String, String> {
+    let path = note_path(arg(args, "path")?)?;
+    let find = arg(args, "find")?;
+    let replace = arg(args, "replace")?;
+    if find.is_empty() {
+        return Err("`find` is empty".into());
+    }
+    let text = model_read(gate, &path)?;
+    match text.matches(find).count() {
+        0 => Err(format!(
+            "the passage was not found in {path}; read_note shows its exact text"
+        )),
+        1 => {
+            gate.edit(&path, "model edit", |t| t.replacen(find, replace, 1))
+                .map_err(|e| e.to_string())?;
+            Ok(format!("edited {path}"))
+        }
+        n => Err(format!(
+            "the passage occurs {n} times in {path}; include more context so it occurs once"
+        )),
+    }
+}
+
+fn move_note(gate: &mut Gate, args: &Value) -> Result<String, String> {
+    let from = note_path(arg(args, "from")?)?;
+    let to = note_path(arg(args, "to")?)?;
+    let out = gate.move_file(&from, &to).map_err(|e| e.to_string())?;
+    let links: usize = out.rewritten.iter().map(|(_, n)| n).sum();
+    Ok(format!(
+        "moved {} → {} ({links} link(s) rewritten in {} note(s))",
+        out.from,
+        out.to,
+        out.rewritten.len()
+    ))
 }
 
 #[cfg(test)]

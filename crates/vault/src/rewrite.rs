@@ -26,30 +26,61 @@ pub fn plan_link_rewrites(
     from: &str,
     to: &str,
 ) -> Vec<(String, Vec<Replacement>)> {
-    struct Candidate {
-        note: usize,
-        span: std::ops::Range<usize>,
-        target: String,
-        markdown: bool,
-        link: Option<crate::markdown::WikiLink>,
-        fragment: Option<String>,
-        before: Option<String>,
-    }
     let Some(moved) = vault.files.id_of(from) else {
         return Vec::new();
     };
-    let leaves = [crate::leaves::leaf(from), crate::leaves::leaf(to)];
     let moved_note = vault.note_of_file(moved);
-    let wiki = |n: usize, link: &crate::markdown::WikiLink| Candidate {
-        note: n,
-        span: link.span.clone(),
-        target: link.target.clone(),
-        markdown: false,
-        link: Some(link.clone()),
-        fragment: None,
-        before: None,
-    };
-    // the links naming the moved file's leaf, and every link of the moved note itself
+    let mut cands = candidates(vault, from, to, moved_note);
+    for c in &mut cands {
+        let path = &vault.notes[c.note].path;
+        c.before = resolve_any(&vault.files, path, &c.target, c.markdown).map(|id| {
+            if id == moved {
+                to.to_string()
+            } else {
+                vault.files.paths[id].clone()
+            }
+        });
+    }
+    vault.files.rename(moved, to);
+    let mut plans: Vec<(String, Vec<Replacement>)> = Vec::new();
+    for c in &cands {
+        let note_path = if Some(c.note) == moved_note {
+            to.to_string()
+        } else {
+            vault.notes[c.note].path.clone()
+        };
+        let Some(with) = replacement_after_move(&vault.files, c, &note_path) else {
+            continue;
+        };
+        let replacement = Replacement {
+            range: c.span.clone(),
+            with,
+        };
+        match plans.iter_mut().find(|(p, _)| *p == note_path) {
+            Some((_, reps)) => reps.push(replacement),
+            None => plans.push((note_path, vec![replacement])),
+        }
+    }
+    vault.files.rename(moved, from);
+    plans
+}
+
+/// A link that may change meaning with the move.
+struct Candidate {
+    note: usize,
+    span: std::ops::Range<usize>,
+    target: String,
+    markdown: bool,
+    link: Option<crate::markdown::WikiLink>,
+    fragment: Option<String>,
+    /// The vault path the link resolved to before the move (the moved file under its new path).
+    before: Option<String>,
+}
+
+/// The links naming the moved file's leaf (before or after the move), and every link of the
+/// moved note itself.
+fn candidates(vault: &Vault, from: &str, to: &str, moved_note: Option<usize>) -> Vec<Candidate> {
+    let leaves = [crate::leaves::leaf(from), crate::leaves::leaf(to)];
     let mut refs = vault.leaf_index().naming(&vault.notes, &leaves);
     if let Some(n) = moved_note {
         let note = &vault.notes[n];
@@ -66,7 +97,7 @@ pub fn plan_link_rewrites(
         refs.sort_unstable();
         refs.dedup();
     }
-    let mut cands: Vec<Candidate> = Vec::new();
+    let mut cands = Vec::new();
     for r in refs {
         let note = &vault.notes[r.note];
         match r.kind {
@@ -77,7 +108,15 @@ pub fn plan_link_rewrites(
                     &note.frontmatter_links[r.index]
                 };
                 if !link.target.is_empty() {
-                    cands.push(wiki(r.note, link));
+                    cands.push(Candidate {
+                        note: r.note,
+                        span: link.span.clone(),
+                        target: link.target.clone(),
+                        markdown: false,
+                        link: Some(link.clone()),
+                        fragment: None,
+                        before: None,
+                    });
                 }
             }
             LinkKind::Markdown => {
@@ -94,58 +133,29 @@ pub fn plan_link_rewrites(
             }
         }
     }
-    for c in &mut cands {
-        let path = &vault.notes[c.note].path;
-        c.before = resolve_any(&vault.files, path, &c.target, c.markdown).map(|id| {
-            if id == moved {
-                to.to_string()
-            } else {
-                vault.files.paths[id].clone()
-            }
-        });
+    cands
+}
+
+/// With the move tried in `table`: the new text of the link `c` in the note now at
+/// `note_path`, or `None` when it still lands where it did (or landed nowhere).
+fn replacement_after_move(table: &FileTable, c: &Candidate, note_path: &str) -> Option<String> {
+    let desired = c.before.as_ref()?;
+    let now = resolve_any(table, note_path, &c.target, c.markdown).map(|id| &table.paths[id]);
+    if now == Some(desired) {
+        return None;
     }
-    vault.files.rename(moved, to);
-    let mut plans: Vec<(String, Vec<Replacement>)> = Vec::new();
-    for c in &cands {
-        let Some(desired) = &c.before else { continue };
-        let note_path = if Some(c.note) == moved_note {
-            to.to_string()
-        } else {
-            vault.notes[c.note].path.clone()
-        };
-        let now = resolve_any(&vault.files, &note_path, &c.target, c.markdown)
-            .map(|id| vault.files.paths[id].clone());
-        if now.as_deref() == Some(desired.as_str()) {
-            continue;
+    Some(if c.markdown {
+        let t = best_markdown_target(table, note_path, desired);
+        match &c.fragment {
+            Some(f) => format!("{t}#{f}"),
+            None => t,
         }
-        let with = if c.markdown {
-            let t = best_markdown_target(&vault.files, &note_path, desired);
-            match &c.fragment {
-                Some(f) => format!("{t}#{f}"),
-                None => t,
-            }
-        } else {
-            let t = best_wikilink_target(&vault.files, &note_path, desired);
-            c.link
-                .as_ref()
-                .map_or(t.clone(), |l| edit::render_wikilink(l, &t))
-        };
-        match plans.iter_mut().find(|(p, _)| *p == note_path) {
-            Some((_, reps)) => reps.push(Replacement {
-                range: c.span.clone(),
-                with,
-            }),
-            None => plans.push((
-                note_path,
-                vec![Replacement {
-                    range: c.span.clone(),
-                    with,
-                }],
-            )),
-        }
-    }
-    vault.files.rename(moved, from);
-    plans
+    } else {
+        let t = best_wikilink_target(table, note_path, desired);
+        c.link
+            .as_ref()
+            .map_or(t.clone(), |l| edit::render_wikilink(l, &t))
+    })
 }
 
 pub(crate) fn resolve_any(
