@@ -80,31 +80,80 @@ pub struct NativeOutput {
 
 pub type NativeFn = fn(&mut Ctx) -> Result<NativeOutput, GateError>;
 
+/// Every agent and skill crew runs in its own code, and the function that does it: the one
+/// place where a role's name meets its implementation. The core agents' names and routing
+/// priority are crew data (`crate::crew::CORE_AGENTS`, the registry); a test keeps the two in
+/// step with the built-in definitions.
+pub const NATIVE: &[(Kind, &str, NativeFn)] = &[
+    (Kind::Agent, "postman", postman::run),
+    (Kind::Agent, "transcriber", modelonly::run),
+    (Kind::Agent, "scribe", scribe::run),
+    (Kind::Agent, "seeker", seeker::run),
+    (Kind::Agent, "architect", architect::run),
+    (Kind::Agent, "sorter", sorter::run),
+    (Kind::Agent, "connector", connector::run),
+    (Kind::Agent, "librarian", librarian::run),
+    (Kind::Skill, "inbox-triage", sorter::inbox_triage),
+    (Kind::Skill, "vault-audit", librarian::vault_audit),
+    (Kind::Skill, "deep-clean", librarian::deep_clean),
+    (Kind::Skill, "tag-garden", librarian::tag_garden),
+    (Kind::Skill, "defrag", architect::defrag),
+    (Kind::Skill, "onboarding", architect::onboarding),
+    (Kind::Skill, "manage-agent", architect::manage_agent),
+    (Kind::Skill, "deadline-radar", planner::deadline_radar),
+    (Kind::Skill, "weekly-agenda", planner::weekly_agenda),
+    (Kind::Skill, "email-triage", postman::run),
+    (Kind::Skill, "meeting-prep", postman::prep::meeting_prep),
+    (Kind::Skill, "transcribe", modelonly::run),
+    (Kind::Skill, "contact-sync", modelonly::run),
+    (Kind::Skill, "create-agent", modelonly::run),
+];
+
 /// The native implementation of a skill or agent, if crew has one.
 pub fn native(kind: Kind, name: &str) -> Option<NativeFn> {
-    let f: NativeFn = match (kind, name) {
-        (Kind::Skill, "inbox-triage") => sorter::inbox_triage,
-        (Kind::Agent, "sorter") => sorter::run,
-        (Kind::Agent, "seeker") => seeker::run,
-        (Kind::Agent, "librarian") => librarian::run,
-        (Kind::Skill, "vault-audit") => librarian::vault_audit,
-        (Kind::Skill, "deep-clean") => librarian::deep_clean,
-        (Kind::Skill, "tag-garden") => librarian::tag_garden,
-        (Kind::Agent, "connector") => connector::run,
-        (Kind::Agent, "scribe") => scribe::run,
-        (Kind::Agent, "architect") => architect::run,
-        (Kind::Skill, "defrag") => architect::defrag,
-        (Kind::Skill, "onboarding") => architect::onboarding,
-        (Kind::Skill, "manage-agent") => architect::manage_agent,
-        (Kind::Skill, "deadline-radar") => planner::deadline_radar,
-        (Kind::Skill, "weekly-agenda") => planner::weekly_agenda,
-        (Kind::Agent, "postman") | (Kind::Skill, "email-triage") => postman::run,
-        (Kind::Skill, "meeting-prep") => postman::prep::meeting_prep,
-        (Kind::Agent, "transcriber")
-        | (Kind::Skill, "transcribe")
-        | (Kind::Skill, "contact-sync")
-        | (Kind::Skill, "create-agent") => modelonly::run,
-        _ => return None,
-    };
-    Some(f)
+    NATIVE
+        .iter()
+        .find(|(k, n, _)| *k == kind && *n == name)
+        .map(|(_, _, f)| *f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crew::{CORE_AGENTS, Crew, Executor};
+
+    #[test]
+    fn the_native_table_and_the_crew_definition_agree() {
+        let agents: Vec<&str> = NATIVE
+            .iter()
+            .filter(|(k, _, _)| *k == Kind::Agent)
+            .map(|(_, n, _)| *n)
+            .collect();
+        assert_eq!(agents, CORE_AGENTS, "one entry per core agent, in priority order");
+        let crew = Crew::builtin();
+        for (kind, name, _) in NATIVE {
+            assert!(
+                crew.definition(*kind, name).is_some(),
+                "{name} has no built-in definition"
+            );
+        }
+        let definitions = crew
+            .agents
+            .iter()
+            .map(|d| (Kind::Agent, d))
+            .chain(crew.skills.iter().map(|d| (Kind::Skill, d)));
+        for (kind, d) in definitions {
+            if crew.executor(kind, &d.name) != Executor::Model {
+                assert!(
+                    native(kind, &d.name).is_some(),
+                    "{} declares native work but has no entry",
+                    d.name
+                );
+            }
+        }
+        let mut seen: Vec<(Kind, &str)> = NATIVE.iter().map(|(k, n, _)| (*k, *n)).collect();
+        seen.sort_by_key(|(k, n)| (k.as_str(), *n));
+        seen.dedup();
+        assert_eq!(seen.len(), NATIVE.len(), "no role twice");
+    }
 }

@@ -203,6 +203,80 @@ fn real_shapes(rng: &mut Rng, text: &mut String, names: &[String], notes: usize)
     }
 }
 
+/// A note's frontmatter: type, date, tags, status, sometimes a project and aliases.
+fn frontmatter(rng: &mut Rng, text: &mut String, in_inbox: bool) {
+    let kind = if in_inbox {
+        "note"
+    } else {
+        TYPES[rng.below(TYPES.len() as u64) as usize]
+    };
+    text.push_str(&format!(
+        "---\ntype: {kind}\ndate: 2026-{:02}-{:02}\ntags: [{}, {}]\nstatus: {}\n",
+        1 + rng.below(12),
+        1 + rng.below(28),
+        WORDS[rng.below(30) as usize],
+        WORDS[rng.below(30) as usize],
+        if in_inbox { "inbox" } else { "filed" }
+    ));
+    if in_inbox && rng.chance(60) {
+        let p = ["Alpha", "Beta", "Gamma"][rng.below(3) as usize];
+        text.push_str(&format!("project: \"[[{p}]]\"\n"));
+    }
+    if rng.chance(15) {
+        text.push_str(&format!("aliases: [{}]\n", words(rng, 1)));
+    }
+    text.push_str("---\n");
+}
+
+/// A paragraph of words with wikilinks (Zipf-distributed targets, some missing, embedded or
+/// aliased), tags, code spans and Markdown links; the first one sometimes gets decoys in code
+/// and comments after it.
+fn paragraph(rng: &mut Rng, text: &mut String, names: &[String], places: &[&str], first: bool) {
+    let notes = names.len();
+    let count = 20 + rng.below(40) as usize;
+    text.push_str(&words(rng, count));
+    for _ in 0..rng.below(4) {
+        let target = rng.zipf(notes);
+        if rng.chance(5) {
+            text.push_str(&format!(" [[Missing {}]]", rng.below(1000)));
+        } else if rng.chance(10) {
+            text.push_str(&format!(" ![[{}]]", names[target]));
+        } else if rng.chance(20) {
+            text.push_str(&format!(" [[{}|{}]]", names[target], words(rng, 2)));
+        } else {
+            text.push_str(&format!(" [[{}]]", names[target]));
+        }
+    }
+    if rng.chance(15) {
+        text.push_str(&format!(" #{}", WORDS[rng.below(30) as usize]));
+    }
+    if rng.chance(40) {
+        text.push_str(&format!(" Run `{}` first", words(rng, 2)));
+    }
+    if rng.chance(35) {
+        // Markdown links, often several on a line, mostly to long URLs
+        for _ in 0..1 + rng.below(3) {
+            text.push_str(&format!(" see [{}]({})", words(rng, 2), url(rng)));
+        }
+        if rng.chance(20) {
+            let t = rng.zipf(notes);
+            text.push_str(&format!(
+                " and [{}]({}/{}.md)",
+                words(rng, 1),
+                places[t],
+                names[t].replace(' ', "%20")
+            ));
+        }
+    }
+    text.push_str(".\n\n");
+    if first && rng.chance(10) {
+        text.push_str("```rust\nlet decoy = \"[[Not A Link]]\";\n```\n\n");
+    }
+    if first && rng.chance(5) {
+        text.push_str("%% [[Hidden decoy]] %%\n<!-- [[Another decoy]] -->\n\n");
+    }
+}
+
 /// What was written.
 #[derive(Debug, Clone, Default)]
 pub struct Generated {
@@ -247,77 +321,13 @@ pub fn generate(
     let mut used = std::collections::HashSet::new();
     for i in 0..notes {
         let mut text = String::with_capacity(1500);
+        let in_inbox = places[i] == "00-Inbox";
         if !rng.chance(8) {
-            let kind = if places[i] == "00-Inbox" {
-                "note"
-            } else {
-                TYPES[rng.below(TYPES.len() as u64) as usize]
-            };
-            text.push_str(&format!(
-                "---\ntype: {kind}\ndate: 2026-{:02}-{:02}\ntags: [{}, {}]\nstatus: {}\n",
-                1 + rng.below(12),
-                1 + rng.below(28),
-                WORDS[rng.below(30) as usize],
-                WORDS[rng.below(30) as usize],
-                if places[i] == "00-Inbox" {
-                    "inbox"
-                } else {
-                    "filed"
-                }
-            ));
-            if places[i] == "00-Inbox" && rng.chance(60) {
-                let p = ["Alpha", "Beta", "Gamma"][rng.below(3) as usize];
-                text.push_str(&format!("project: \"[[{p}]]\"\n"));
-            }
-            if rng.chance(15) {
-                text.push_str(&format!("aliases: [{}]\n", words(&mut rng, 1)));
-            }
-            text.push_str("---\n");
+            frontmatter(&mut rng, &mut text, in_inbox);
         }
         text.push_str(&format!("# {}\n\n", names[i]));
         for p in 0..(1 + rng.below(4)) {
-            let count = 20 + rng.below(40) as usize;
-            text.push_str(&words(&mut rng, count));
-            for _ in 0..rng.below(4) {
-                let target = rng.zipf(notes);
-                if rng.chance(5) {
-                    text.push_str(&format!(" [[Missing {}]]", rng.below(1000)));
-                } else if rng.chance(10) {
-                    text.push_str(&format!(" ![[{}]]", names[target]));
-                } else if rng.chance(20) {
-                    text.push_str(&format!(" [[{}|{}]]", names[target], words(&mut rng, 2)));
-                } else {
-                    text.push_str(&format!(" [[{}]]", names[target]));
-                }
-            }
-            if rng.chance(15) {
-                text.push_str(&format!(" #{}", WORDS[rng.below(30) as usize]));
-            }
-            if rng.chance(40) {
-                text.push_str(&format!(" Run `{}` first", words(&mut rng, 2)));
-            }
-            if rng.chance(35) {
-                // Markdown links, often several on a line, mostly to long URLs
-                for _ in 0..1 + rng.below(3) {
-                    text.push_str(&format!(" see [{}]({})", words(&mut rng, 2), url(&mut rng)));
-                }
-                if rng.chance(20) {
-                    let t = rng.zipf(notes);
-                    text.push_str(&format!(
-                        " and [{}]({}/{}.md)",
-                        words(&mut rng, 1),
-                        places[t],
-                        names[t].replace(' ', "%20")
-                    ));
-                }
-            }
-            text.push_str(".\n\n");
-            if p == 0 && rng.chance(10) {
-                text.push_str("```rust\nlet decoy = \"[[Not A Link]]\";\n```\n\n");
-            }
-            if p == 0 && rng.chance(5) {
-                text.push_str("%% [[Hidden decoy]] %%\n<!-- [[Another decoy]] -->\n\n");
-            }
+            paragraph(&mut rng, &mut text, &names, &places, p == 0);
         }
         real_shapes(&mut rng, &mut text, &names, notes);
         if rng.chance(20) {
