@@ -1,8 +1,21 @@
 //! crew: a crew of agents over an Obsidian vault, filesystem-first.
 //!
-//! Rooms, each with one job: [`vault`] reads and writes the vault, [`crew`] loads the crew
-//! definition, [`dispatch`] routes and chains, [`state`] keeps post-its and run logs, [`agents`]
-//! holds the native agents, and [`run`] wires them into a request.
+//! Rooms, each with one job:
+//! - [`vault`] (the `crew-vault` crate): walk, parse, index, resolve and measure a vault;
+//!   it knows nothing of the crew.
+//! - [`gate`]: the one way a vault changes (path jail, protection policy, atomic file
+//!   operations, link rewrites on move, the pending-change overlay agents read through).
+//! - [`state`]: the journal and undo, post-its, the run log, the vault lock, crew's index.
+//! - [`crew`]: the crew definition (registry, agents, skills, config) and its validation.
+//! - [`dispatch`]: routing (skills first, then agents by priority), suggestions, the chain.
+//! - [`agents`]: the native agents, one folder per agent with several modes.
+//! - [`analysis`]: crew's measurements of a vault (health audit, link graph, text).
+//! - [`model`]: the language-model runtime, one module per provider's wire format.
+//! - [`run`]: one request from message to report; [`chat`] a conversation of them;
+//!   [`watch`], [`schedule`]: unattended runs; [`setup`], [`doctor`], [`evaluate`]: the
+//!   commands around them; [`fault`]: whose problem an error is (the exit code).
+//!
+//! The `crew` binary (`src/main.rs`, `src/cli/`) is a thin shell over this library.
 
 pub mod agents;
 pub mod analysis;
@@ -11,6 +24,7 @@ pub mod crew;
 pub mod dispatch;
 pub mod doctor;
 pub mod evaluate;
+pub mod fault;
 pub mod gate;
 pub mod model;
 pub mod run;

@@ -596,3 +596,13 @@ pub fn ask(
         unreadable,
     })
 }
+
+impl crate::fault::HasFault for RunError {
+    fn fault(&self) -> crate::fault::Fault {
+        match self {
+            RunError::Vault(e) => e.fault(),
+            RunError::Lock(e) => e.fault(),
+            _ => crate::fault::Fault::Input,
+        }
+    }
+}

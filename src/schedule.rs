@@ -377,6 +377,15 @@ pub fn remove(vault: &Path) -> Result<Vec<String>, ScheduleError> {
     Ok(removed)
 }
 
+impl crate::fault::HasFault for ScheduleError {
+    fn fault(&self) -> crate::fault::Fault {
+        match self {
+            ScheduleError::Command { .. } | ScheduleError::Io { .. } => crate::fault::Fault::Run,
+            _ => crate::fault::Fault::Input,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -607,6 +607,15 @@ impl Session<'_> {
     }
 }
 
+impl crate::fault::HasFault for WatchError {
+    fn fault(&self) -> crate::fault::Fault {
+        match self {
+            WatchError::Watcher { .. } => crate::fault::Fault::Run,
+            WatchError::NoInbox(_) => crate::fault::Fault::Input,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

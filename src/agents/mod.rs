@@ -129,7 +129,10 @@ mod tests {
             .filter(|(k, _, _)| *k == Kind::Agent)
             .map(|(_, n, _)| *n)
             .collect();
-        assert_eq!(agents, CORE_AGENTS, "one entry per core agent, in priority order");
+        assert_eq!(
+            agents, CORE_AGENTS,
+            "one entry per core agent, in priority order"
+        );
         let crew = Crew::builtin();
         for (kind, name, _) in NATIVE {
             assert!(

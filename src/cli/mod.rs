@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 use crew::crew::root::Access;
+use crew::fault::{Fault, HasFault};
 
 /// A failure after the request ran (exit code 1), as opposed to bad input (exit code 2).
 #[derive(Debug, thiserror::Error)]
@@ -429,35 +430,49 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// Exit code 1 for failures after the request ran (a write that failed, a busy lock, an undo
 /// that conflicts); 2 for everything that is bad usage or bad input.
 pub fn exit_code_of(e: &anyhow::Error) -> u8 {
-    use crew::gate::GateError;
-    use crew::state::undo::UndoError;
-    let ran_and_failed = e.chain().any(|c| {
-        c.downcast_ref::<Failed>().is_some()
-            || c.downcast_ref::<crew::state::lock::LockError>().is_some()
-            || c.downcast_ref::<crew::run::RunError>()
-                .is_some_and(|r| matches!(r, crew::run::RunError::Lock(_)))
-            || c.downcast_ref::<GateError>().is_some_and(|g| {
-                matches!(
-                    g,
-                    GateError::Io { .. } | GateError::Changed { .. } | GateError::MoveFailed { .. }
-                )
-            })
-            || c.downcast_ref::<UndoError>()
-                .is_some_and(|u| matches!(u, UndoError::Conflict { .. } | UndoError::Io { .. }))
-            || c.downcast_ref::<crew::schedule::ScheduleError>()
-                .is_some_and(|s| {
-                    matches!(
-                        s,
-                        crew::schedule::ScheduleError::Command { .. }
-                            | crew::schedule::ScheduleError::Io { .. }
-                    )
-                })
-            || c.downcast_ref::<crew::watch::WatchError>()
-                .is_some_and(|w| matches!(w, crew::watch::WatchError::Watcher { .. }))
-            || c.downcast_ref::<crew::vault::VaultError>()
-                .is_some_and(|v| matches!(v, crew::vault::VaultError::Io { .. }))
-    });
-    if ran_and_failed { 1 } else { 2 }
+    let ran_and_failed = e.chain().filter_map(fault_of).any(|f| f == Fault::Run);
+    if ran_and_failed {
+        Exit::Failed as u8
+    } else {
+        Exit::BadInput as u8
+    }
+}
+
+/// The exit codes of `crew`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// The request ran but something failed or needs attention.
+    Failed = 1,
+    /// Bad usage or bad input: nothing ran.
+    BadInput = 2,
+}
+
+/// Whose problem one error of a chain is, when it is one of crew's typed errors.
+fn fault_of(cause: &(dyn std::error::Error + 'static)) -> Option<Fault> {
+    macro_rules! first_of {
+        ($($t:ty),* $(,)?) => {
+            $(if let Some(e) = cause.downcast_ref::<$t>() {
+                return Some(e.fault());
+            })*
+        };
+    }
+    first_of!(
+        Failed,
+        crew::gate::GateError,
+        crew::state::undo::UndoError,
+        crew::state::lock::LockError,
+        crew::run::RunError,
+        crew::schedule::ScheduleError,
+        crew::watch::WatchError,
+        crew::vault::VaultError,
+    );
+    None
+}
+
+impl HasFault for Failed {
+    fn fault(&self) -> Fault {
+        Fault::Run
+    }
 }
 
 /// Writes to stdout; a closed pipe surfaces as an error that ends the program quietly.
@@ -488,5 +503,26 @@ mod tests {
         assert_eq!(exit_code_of(&anyhow::Error::new(io)), 1);
         let missing = crew::vault::VaultError::Missing("/nowhere".into());
         assert_eq!(exit_code_of(&anyhow::Error::new(missing)), 2);
+    }
+
+    #[test]
+    fn each_error_says_whose_problem_it_is_through_any_context() {
+        let protected = crew::gate::GateError::Protected {
+            path: ".obsidian/app.json".into(),
+            reason: "Obsidian's settings".into(),
+        };
+        assert_eq!(exit_code_of(&anyhow::Error::new(protected)), 2);
+        let busy = crew::state::lock::LockError::Busy {
+            holder: "crew maintain".into(),
+            waited: std::time::Duration::from_secs(1),
+        };
+        let wrapped = anyhow::Error::new(crew::run::RunError::Lock(busy)).context("crew ask");
+        assert_eq!(exit_code_of(&wrapped), 1);
+        assert_eq!(
+            exit_code_of(&anyhow::Error::new(crew::run::RunError::NoRoute)),
+            2
+        );
+        assert_eq!(exit_code_of(&anyhow::anyhow!("a plain message")), 2);
+        assert_eq!(exit_code_of(&anyhow::Error::new(Failed("x".into()))), 1);
     }
 }

@@ -700,6 +700,17 @@ impl Gate {
     }
 }
 
+impl crate::fault::HasFault for GateError {
+    fn fault(&self) -> crate::fault::Fault {
+        match self {
+            GateError::Io { .. } | GateError::Changed { .. } | GateError::MoveFailed { .. } => {
+                crate::fault::Fault::Run
+            }
+            _ => crate::fault::Fault::Input,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

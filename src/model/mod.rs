@@ -2,8 +2,8 @@
 //! use, the tool loop, and the routing classifier.
 //!
 //! The four wire formats (OpenAI Chat Completions, Anthropic Messages, Gemini generateContent,
-//! Ollama `/api/chat`) are typed serde structs, one module each ([`wire`]), over one small
-//! synchronous transport with retries ([`transport`]): crew is a synchronous command-line
+//! Ollama `/api/chat`) are typed serde structs, one module each (`wire`), over one small
+//! synchronous transport with retries (`transport`): crew is a synchronous command-line
 //! program, the formats are small, and owning them keeps every request and reply testable
 //! against local servers without an async runtime. [`provider`] maps a model id to its
 //! provider, endpoint and key.

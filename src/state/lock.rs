@@ -85,6 +85,14 @@ impl Drop for VaultLock {
     }
 }
 
+impl crate::fault::HasFault for LockError {
+    /// Another writer holding the vault, or a lock file that cannot be made, is a run that
+    /// could not happen now, not bad input.
+    fn fault(&self) -> crate::fault::Fault {
+        crate::fault::Fault::Run
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

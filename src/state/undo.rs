@@ -386,3 +386,12 @@ pub fn remove_stale_temps(vault: &Path) {
         }
     }
 }
+
+impl crate::fault::HasFault for UndoError {
+    fn fault(&self) -> crate::fault::Fault {
+        match self {
+            UndoError::Conflict { .. } | UndoError::Io { .. } => crate::fault::Fault::Run,
+            _ => crate::fault::Fault::Input,
+        }
+    }
+}
