@@ -262,11 +262,11 @@ fn bench_size(n: usize) {
     );
     let vault = crew::state::open_vault(dir.path()).expect("open");
     let today = chrono::NaiveDate::from_ymd_opt(2026, 11, 30).expect("date");
-    let q = crew::agents::seeker::parse_query("garden budget");
+    let q = crew::analysis::search::parse_query("garden budget");
     let search = median(
         || {
             time(|| {
-                std::hint::black_box(crew::agents::seeker::search(
+                std::hint::black_box(crew::analysis::search::search(
                     &vault,
                     &vault,
                     &crew_def.config.folders,

@@ -18,7 +18,7 @@ use chrono::NaiveDate;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::agents::common::{self, fold};
+use crate::analysis::notes::{self as common, fold};
 use crate::crew::Folders;
 use crate::vault::hash::{FNV_OFFSET, fingerprint, fnv1a};
 use crate::vault::{Frontmatter, Note, NoteSource, Resolution, Vault};

@@ -8,4 +8,6 @@
 pub mod dates;
 pub mod graph;
 pub mod health;
+pub mod notes;
+pub mod search;
 pub mod text;

@@ -197,8 +197,8 @@ pub fn demo(g: &Global, dir: Option<PathBuf>) -> anyhow::Result<u8> {
         runs.push(report);
     }
     let vault = crew::state::open_vault(&dir)?;
-    let q = crew::agents::seeker::parse_query("knee");
-    let hits = crew::agents::seeker::search(
+    let q = crew::analysis::search::parse_query("knee");
+    let hits = crew::analysis::search::search(
         &vault,
         &vault,
         &crew.config.folders,
@@ -416,8 +416,8 @@ pub fn vault(g: &Global, action: VaultAction) -> anyhow::Result<u8> {
 pub fn search(g: &Global, query: &str, limit: usize) -> anyhow::Result<u8> {
     let vault = open_vault(g)?;
     let crew = crew_to_run(g)?;
-    let q = crew::agents::seeker::parse_query(query);
-    let hits = crew::agents::seeker::search(
+    let q = crew::analysis::search::parse_query(query);
+    let hits = crew::analysis::search::search(
         &vault,
         &*vault,
         &crew.config.folders,

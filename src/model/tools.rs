@@ -203,8 +203,8 @@ fn search_notes(
         .and_then(Value::as_u64)
         .unwrap_or(10)
         .clamp(1, 50) as usize;
-    let q = crate::agents::seeker::parse_query(query);
-    let hits = crate::agents::seeker::search(gate.vault(), gate, folders, &q, limit, today);
+    let q = crate::analysis::search::parse_query(query);
+    let hits = crate::analysis::search::search(gate.vault(), gate, folders, &q, limit, today);
     if hits.is_empty() {
         return Ok(format!("no note matches `{query}`"));
     }

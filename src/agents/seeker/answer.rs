@@ -4,8 +4,8 @@
 use serde::Serialize;
 
 use super::passages::{self, Paragraph};
-use super::search::Hit;
 use crate::agents::common;
+use crate::analysis::search::Hit;
 use crate::vault::{NoteSource, Vault};
 
 /// Passages in an answer, and at most this many from one note (so one long note does not

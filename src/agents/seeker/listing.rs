@@ -1,9 +1,9 @@
 //! The search mode: the ranked list of matching notes, with date filters said in words and the
 //! chat's refinement of the last result set.
 
-use super::search::REFINING_WORDS;
 use super::{Hit, broken_links_note, parse_query, search, strip_intent};
 use crate::agents::{Ctx, NativeOutput};
+use crate::analysis::search::REFINING_WORDS;
 use crate::gate::GateError;
 
 /// Runs a search for `request` and lists what matched.

@@ -12,10 +12,10 @@ pub mod cues;
 mod listing;
 mod passages;
 mod revisit;
-mod search;
+
 mod timeline;
 
-pub use search::{Hit, Query, parse_query, search, strip_intent};
+pub use crate::analysis::search::{Hit, Query, parse_query, search, strip_intent};
 
 use super::common::suggestion;
 use super::{Ctx, NativeOutput};

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::search::best_in;
+use crate::analysis::search::best_in;
 use crate::dispatch::normalize::{normalize, words};
 
 /// One paragraph of a note.

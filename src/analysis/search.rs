@@ -1,8 +1,8 @@
-//! Ranked search over the vault: the seeker's search mode, and the model tools' search.
+//! Ranked search over the vault: what the seeker and the model tools' search return.
 
 use serde::Serialize;
 
-use crate::agents::common;
+use crate::analysis::notes as common;
 use crate::crew::Folders;
 use crate::dispatch::normalize::{normalize, words};
 use crate::vault::Vault;
@@ -128,7 +128,7 @@ pub fn parse_query(raw: &str) -> Query {
 }
 
 /// Words that narrow earlier results without naming a topic ("only the ones from …").
-pub(super) const REFINING_WORDS: &[&str] = &[
+pub(crate) const REFINING_WORDS: &[&str] = &[
     "only",
     "just",
     "ones",
@@ -188,7 +188,7 @@ fn word_match(term: &str, word: &str) -> f64 {
     }
 }
 
-pub(super) fn best_in(term: &str, ws: &[&str]) -> f64 {
+pub(crate) fn best_in(term: &str, ws: &[&str]) -> f64 {
     ws.iter().map(|w| word_match(term, w)).fold(0.0, f64::max)
 }
 
