@@ -338,6 +338,23 @@ fn a_reply_draft_is_a_note_in_the_vault_and_nothing_is_sent() {
         "{}",
         j["chain"][0]["data"]
     );
+    // a plan (`--dry-run`) names the message and asks the model nothing
+    let mut cmd = crew(v.path());
+    for k in PROVIDER_VARS {
+        cmd.env_remove(k);
+    }
+    let out = cmd
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .args(["ask", "--dry-run", "draft a reply to Bo Chen"])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Would ask the model `gpt-4.1-mini` for a reply to **Board dinner**"),
+        "{text}"
+    );
+    draft.assert();
+    assert_eq!(drafts(v.path()).len(), 1);
     // nothing sent, nothing moved, no flag set: the Maildir is byte-identical
     assert_eq!(files(md.path()), before);
     // through the gate: `crew undo` takes the draft back

@@ -116,6 +116,19 @@ pub fn draft_reply(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         Ok(w) => w,
         Err(e) => return Ok(done(fallback(&e, mail, None), &postit)),
     };
+    if ctx.gate.is_dry_run() {
+        // a plan spends no tokens: the model is asked only when the draft will be kept
+        return Ok(done(
+            format!(
+                "Would ask the model `{}` for a reply to **{}** — {} and keep it as a draft note in `{}/{DRAFTS_FOLDER}/`. Nothing would be sent.\n",
+                writer.id,
+                md_inline(&mail.subject),
+                md_inline(&mail.sender()),
+                ctx.config.folders.inbox
+            ),
+            &postit,
+        ));
+    }
     let user = ctx
         .gate
         .vault()
