@@ -230,6 +230,10 @@ fn check_my_email_puts_the_model_summary_under_each_message() {
     assert_eq!(data["model"]["tokens_in"], 40);
     // read only: the Maildir is byte for byte what it was
     assert_eq!(files(md.path()), before);
+    // nothing new, nothing to summarize: the model is not asked again
+    let (_, j) = ask(v.path(), "check my email", &openai(&server));
+    assert!(output(&j).contains("Nothing new."), "{}", output(&j));
+    summaries.assert();
 }
 
 #[test]
