@@ -699,7 +699,7 @@ fn a_reply_draft_needs_a_model_and_nothing_is_sent() {
     let (route, out, _) = ask(v.path(), "draft reply to Ana");
     assert_eq!(route, "postman");
     assert!(
-        out.contains("runs only with a language model") && out.contains("never sent"),
+        out.contains("A reply draft needs a language model") && out.contains("never sent"),
         "{out}"
     );
 }

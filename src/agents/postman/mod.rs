@@ -1,21 +1,23 @@
 //! The postman without a model: mail (a Maildir or IMAP, read only) and `.ics` calendars into
 //! the vault. "check my email" lists what is new since the last check, grouped; "save email 2"
 //! keeps one as a note; "import events" writes one meeting note per event; meeting-prep
-//! gathers what the vault knows about an upcoming meeting's people.
+//! gathers what the vault knows about an upcoming meeting's people. With a model configured,
+//! the listing gains a one-line summary per message and "draft a reply to email 3" writes a
+//! draft note ([`language`], [`draft`]); nothing is ever sent.
 
 pub mod calendar;
+pub mod check;
+pub mod choose;
+pub mod draft;
 pub mod events;
 pub mod imap;
+pub mod language;
 pub mod mail;
 pub mod maildir;
 pub mod people;
 pub mod prep;
 pub mod source;
 pub mod state;
-
-use std::sync::LazyLock;
-
-use regex::Regex;
 
 use super::common;
 use super::{Ctx, NativeOutput};
@@ -69,24 +71,9 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     ]) {
         return prep::meeting_prep(ctx);
     }
-    if ctx.asks(&[
-        "draft",
-        "drafts",
-        "bozza",
-        "brouillon",
-        "borrador",
-        "antwortentwurf",
-        "rascunho",
-    ]) {
-        // writing a reply is language work; crew never sends mail in any case
-        return Ok(NativeOutput {
-            text: format!(
-                "{}\nWithout a model the postman lists, saves and imports; drafts are shown to you and never sent.\n",
-                super::modelonly::needs_model_message(ctx)
-            ),
-            postit: ctx.postit.clone().unwrap_or_default(),
-            attention: true,
-        });
+    if draft::asks_for_draft(ctx) {
+        // nothing is ever sent: a draft is a note for the user to copy
+        return draft::draft_reply(ctx);
     }
     if ctx.asks(&calendar_words) {
         return events::calendar(ctx);
@@ -112,60 +99,6 @@ fn source_or_setup(ctx: &Ctx) -> Result<Source, NativeOutput> {
     })
 }
 
-/// One listed message and what the vault knows of its sender.
-struct Listed<'a> {
-    mail: &'a Mail,
-    person: Option<String>,
-    vip: bool,
-    deadline: Option<mail::Deadline>,
-}
-
-/// Group order: VIPs, people with a note, deadlines, the rest, then bulk mail.
-const GROUPS: [&str; 5] = [
-    "VIP",
-    "From people you know",
-    "With a deadline",
-    "Other",
-    "Newsletters and automated mail",
-];
-
-fn group_of(l: &Listed) -> usize {
-    if l.vip {
-        0
-    } else if l.mail.bulk {
-        4
-    } else if l.person.is_some() {
-        1
-    } else if l.deadline.is_some() {
-        2
-    } else {
-        3
-    }
-}
-
-fn line_of(n: usize, l: &Listed) -> String {
-    let who = match (&l.person, &l.mail.from_email) {
-        (Some(p), Some(e)) => format!("[[{p}]] <{e}>"),
-        (Some(p), None) => format!("[[{p}]]"),
-        _ => l.mail.sender(),
-    };
-    let mut s = format!("{n}. **{}** — {who}", md_inline(&l.mail.subject));
-    if let Some(d) = l.mail.date {
-        s.push_str(&format!(" · {}", d.format("%Y-%m-%d %H:%M")));
-    }
-    if let Some(d) = &l.deadline {
-        s.push_str(&format!(
-            " · deadline {} (\"{}\")",
-            d.date,
-            md_inline(&d.words)
-        ));
-    }
-    if !l.mail.attachments.is_empty() {
-        s.push_str(&format!(" · {} attachment(s)", l.mail.attachments.len()));
-    }
-    s
-}
-
 /// Text from a message, made safe for one Markdown line (no line breaks, no links or HTML
 /// that would act in the vault).
 pub(crate) fn md_inline(s: &str) -> String {
@@ -178,210 +111,7 @@ pub(crate) fn md_inline(s: &str) -> String {
         .replace('*', "\\*")
 }
 
-/// "check my email": what arrived since the last check, grouped.
-pub fn check_mail(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
-    let source = match source_or_setup(ctx) {
-        Ok(s) => s,
-        Err(out) => return Ok(out),
-    };
-    let mut postit = PostIt::parse(ctx.postit.as_deref());
-    let fetched = match source.fetch_new(postit.get(source.mark_key())) {
-        Ok(f) => f,
-        Err(e) => {
-            tracing::warn!("postman: {e}");
-            return Ok(NativeOutput {
-                text: format!("**Mail could not be read:** {e}\n"),
-                postit: postit.render(),
-                attention: true,
-            });
-        }
-    };
-    for p in &fetched.problems {
-        tracing::warn!("postman: {p}");
-    }
-    let dir = Directory::load(ctx.gate.vault(), &ctx.config.folders);
-    let mut listed: Vec<Listed> = fetched
-        .mails
-        .iter()
-        .map(|m| {
-            let person = dir
-                .find(m.from_email.as_deref(), m.from_name.as_deref())
-                .map(|p| p.note.clone());
-            Listed {
-                vip: dir.is_vip(m.from_email.as_deref(), m.from_name.as_deref()),
-                person,
-                deadline: m.deadline(),
-                mail: m,
-            }
-        })
-        .collect();
-    listed.sort_by_key(group_of);
-    let since = postit
-        .get("mail")
-        .and_then(|l| l.strip_prefix("last check "))
-        .and_then(|l| l.split(',').next())
-        .map(str::to_string);
-    let mut out = match &since {
-        Some(s) => format!("## Mail — {} new since {s}\n", listed.len()),
-        None => format!("## Mail — {} message(s) (first check)\n", listed.len()),
-    };
-    let mut keys = Vec::new();
-    let mut data = Vec::new();
-    let mut n = 0;
-    for (g, title) in GROUPS.iter().enumerate() {
-        let members: Vec<&Listed> = listed.iter().filter(|l| group_of(l) == g).collect();
-        if members.is_empty() {
-            continue;
-        }
-        out.push_str(&format!("\n### {title} ({})\n", members.len()));
-        for l in members {
-            n += 1;
-            keys.push(format!("{n}={}", l.mail.key));
-            data.push(serde_json::json!({
-                "number": n, "group": title, "key": l.mail.key, "subject": l.mail.subject,
-                "from": l.mail.sender(), "person": l.person,
-                "date": l.mail.date.map(|d| d.format("%Y-%m-%dT%H:%M:%S").to_string()),
-                "deadline": l.deadline.as_ref().map(|d| d.date.to_string()),
-                "attachments": l.mail.attachments,
-            }));
-            out.push_str(&line_of(n, l));
-            out.push('\n');
-        }
-    }
-    if listed.is_empty() {
-        out.push_str("\nNothing new.\n");
-    }
-    if fetched.more > 0 {
-        out.push_str(&format!(
-            "\n{} older new message(s) are not listed (only the newest {} are).\n",
-            fetched.more,
-            source::MAX_LISTED
-        ));
-    }
-    if !fetched.problems.is_empty() {
-        out.push_str(&format!("\n### Skipped ({})\n", fetched.problems.len()));
-        for p in &fetched.problems {
-            out.push_str(&format!("- {p}\n"));
-        }
-    }
-    if !listed.is_empty() {
-        out.push_str("\nSay \"save email N\" to keep one as a note, or \"save important emails\" for the VIP, people and deadline ones.\n");
-    }
-    let unknown: Vec<&Listed> = listed
-        .iter()
-        .filter(|l| l.person.is_none() && !l.mail.bulk && (l.vip || l.deadline.is_some()))
-        .collect();
-    if let Some(u) = unknown.first() {
-        out.push_str(&common::suggestion(
-            "contact-sync",
-            "a sender who matters has no People note",
-            &md_inline(&u.mail.sender()),
-        ));
-    }
-    let today = ctx.now.date();
-    let urgent = listed.iter().any(|l| {
-        l.vip
-            || l.deadline
-                .as_ref()
-                .is_some_and(|d| (d.date - today).num_days() <= 2)
-    });
-    ctx.data = Some(serde_json::json!({
-        "messages": data, "more": fetched.more, "skipped": fetched.problems,
-    }));
-    postit.set(source.mark_key(), fetched.mark.clone());
-    postit.set("listing", keys.join(" "));
-    postit.set(
-        "mail",
-        format!(
-            "last check {}, {} new, {} VIP, {} with a deadline",
-            common::now_stamp(&ctx.now),
-            listed.len(),
-            listed.iter().filter(|l| l.vip).count(),
-            listed.iter().filter(|l| l.deadline.is_some()).count()
-        ),
-    );
-    Ok(NativeOutput {
-        text: out,
-        postit: postit.render(),
-        attention: urgent || !fetched.problems.is_empty(),
-    })
-}
-
-/// "email 3", "message #3", "number 3", "#3": the number of the last listing.
-static INDEX: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:\b(?:e-?mails?|mails?|messages?|number|no\.?|n\.|nr\.?|numero|nummer)\s*#?|#)\s*(\d{1,3})\b")
-        .expect("static regex")
-});
-static BARE_NUMBER: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b(\d{1,3})\b").expect("static regex"));
-
-/// Words of a request that say what to do rather than which message.
-const COMMAND_WORDS: &[&str] = &[
-    "save",
-    "keep",
-    "this",
-    "that",
-    "the",
-    "an",
-    "a",
-    "email",
-    "emails",
-    "mail",
-    "mails",
-    "message",
-    "messages",
-    "about",
-    "from",
-    "please",
-    "to",
-    "my",
-    "it",
-    "as",
-    "note",
-    "one",
-    "number",
-    "no",
-    "salva",
-    "la",
-    "le",
-    "il",
-    "email",
-    "di",
-    "important",
-    "importanti",
-    "with",
-    "on",
-    "in",
-    "of",
-    "and",
-];
-
-/// The words of the request that may name a message (its subject or sender).
-fn naming_words(message: &str) -> Vec<String> {
-    crate::dispatch::normalize::normalize(message)
-        .split_whitespace()
-        .filter(|w| {
-            (w.chars().count() > 2 || w.chars().all(|c| c.is_ascii_digit()))
-                && !COMMAND_WORDS.contains(w)
-        })
-        .map(str::to_string)
-        .collect()
-}
-
-/// The listing number a request names; a bare number counts only when no other word could
-/// name the message ("save 3", but not "save the invoice 123").
-fn listing_index(message: &str, words: &[String]) -> Option<usize> {
-    INDEX
-        .captures(message)
-        .or_else(|| {
-            words
-                .iter()
-                .all(|w| w.chars().all(|c| c.is_ascii_digit()))
-                .then(|| BARE_NUMBER.captures(message))
-                .flatten()
-        })
-        .and_then(|c| c[1].parse().ok())
-}
+pub use check::check_mail;
 
 /// "save email 2", "save the email about the invoice", "save important emails".
 pub fn save_email(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
@@ -390,105 +120,51 @@ pub fn save_email(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         Err(out) => return Ok(out),
     };
     let mut postit = PostIt::parse(ctx.postit.as_deref());
-    let listing = postit.listing();
-    let message = ctx.step.message.clone();
     let important = ctx.asks(&["important", "importanti", "vip", "importants", "wichtige"]);
-    let words = naming_words(&message);
-    let number = listing_index(&message, &words);
-    let words: Vec<String> = match number {
-        Some(n) => words.into_iter().filter(|w| *w != n.to_string()).collect(),
-        None => words,
-    };
-    let fail = |text: String, postit: &PostIt| NativeOutput {
-        text,
-        postit: postit.render(),
-        attention: true,
-    };
-    let listed_keys: Vec<String> = listing.iter().map(|(_, k)| k.clone()).collect();
-    let (candidates, mut problems) = match (number, important, words.is_empty()) {
-        (Some(n), _, _) => match listing.iter().find(|(i, _)| *i == n) {
-            Some((_, k)) => source.fetch(std::slice::from_ref(k)),
-            None => {
-                return Ok(fail(
-                    format!(
-                        "There is no email number {n} in the last listing ({} shown). Say \"check my email\" to list what is new.\n",
-                        listing.len()
-                    ),
-                    &postit,
-                ));
-            }
-        },
-        (None, true, _) | (None, false, true) => source.fetch(&listed_keys),
-        (None, false, false) => source.recent(200),
-    }
-    .unwrap_or_else(|e| (Vec::new(), vec![e]));
+    let request = choose::Request::of(&ctx.step.message, &[], important);
     let dir = Directory::load(ctx.gate.vault(), &ctx.config.folders);
-    let chosen: Vec<&Mail> = if number.is_some() {
-        candidates.iter().collect()
-    } else if important {
-        candidates
-            .iter()
-            .filter(|m| {
-                !m.bulk
-                    && (dir.is_vip(m.from_email.as_deref(), m.from_name.as_deref())
-                        || dir
-                            .find(m.from_email.as_deref(), m.from_name.as_deref())
-                            .is_some()
-                        || m.deadline().is_some())
-            })
-            .collect()
-    } else if words.is_empty() {
-        if candidates.len() == 1 {
-            candidates.iter().collect()
-        } else {
-            return Ok(fail(
-                format!(
-                    "Which email? The last listing has {} message(s): say \"save email N\" with its number, or name words of its subject.\n",
-                    candidates.len()
-                ),
-                &postit,
-            ));
+    let (chosen, problems) = match choose::choose(&source, &postit.listing(), &request, &dir) {
+        Ok(found) => found,
+        Err(text) => {
+            return Ok(NativeOutput {
+                text,
+                postit: postit.render(),
+                attention: true,
+            });
         }
-    } else {
-        // the best match of the request's words in subject and sender; a tie is asked about
-        let score = |m: &Mail| {
-            let hay =
-                crate::dispatch::normalize::normalize(&format!("{} {}", m.subject, m.sender()));
-            let hay: Vec<&str> = hay.split_whitespace().collect();
-            words.iter().filter(|w| hay.contains(&w.as_str())).count()
-        };
-        let best = candidates.iter().map(score).max().unwrap_or(0);
-        let top: Vec<&Mail> = candidates
-            .iter()
-            .filter(|m| best > 0 && score(m) == best)
-            .collect();
-        if top.len() != 1 {
-            let mut t = if top.is_empty() {
-                format!(
-                    "No email matches \"{}\". Say \"check my email\" and then \"save email N\".\n",
-                    words.join(" ")
-                )
-            } else {
-                "Several emails match; say \"save email N\" after \"check my email\", or add words:\n".to_string()
-            };
-            for m in top.iter().take(10) {
-                t.push_str(&format!(
-                    "- **{}** — {}\n",
-                    md_inline(&m.subject),
-                    md_inline(&m.sender())
-                ));
-            }
-            return Ok(fail(t, &postit));
-        }
-        top
     };
-    let mut out = String::new();
-    let mut saved = Vec::new();
+    let mut results = Vec::new();
     for m in &chosen {
-        match save_one(ctx, &dir, m, source.label())? {
+        results.push((m, save_one(ctx, &dir, m, source.label())?));
+    }
+    problems.iter().for_each(|p| tracing::warn!("postman: {p}"));
+    let saved: Vec<String> = results
+        .iter()
+        .filter_map(|(_, s)| match s {
+            Saved::New(p) => Some(p.clone()),
+            Saved::Already(_) => None,
+        })
+        .collect();
+    if !saved.is_empty() {
+        postit.set(
+            "saved",
+            format!("{} on {}: {}", saved.len(), ctx.today(), saved.join("; ")),
+        );
+    }
+    Ok(NativeOutput {
+        text: saved_report(&results, &saved, &problems),
+        postit: postit.render(),
+        attention: false,
+    })
+}
+
+/// What "save email" did, message by message, and what it skipped.
+fn saved_report(results: &[(&Mail, Saved)], saved: &[String], problems: &[String]) -> String {
+    let mut out = String::new();
+    for (m, s) in results {
+        match s {
             Saved::New(p) => {
                 out.push_str(&format!("Saved **{}** as `{p}`.\n", md_inline(&m.subject)));
-                saved.push(p);
             }
             Saved::Already(p) => out.push_str(&format!(
                 "**{}** is already saved as `{p}`.\n",
@@ -496,32 +172,23 @@ pub fn save_email(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             )),
         }
     }
-    if chosen.is_empty() {
+    if results.is_empty() {
         out.push_str("No email to save.\n");
     }
-    problems.iter().for_each(|p| tracing::warn!("postman: {p}"));
     if !problems.is_empty() {
         out.push_str("\n### Skipped\n");
-        for p in problems.drain(..) {
+        for p in problems {
             out.push_str(&format!("- {p}\n"));
         }
     }
     if !saved.is_empty() {
-        postit.set(
-            "saved",
-            format!("{} on {}: {}", saved.len(), ctx.today(), saved.join("; ")),
-        );
         out.push_str(&common::suggestion(
             "sorter",
             "saved emails wait in the inbox",
             &saved.join(", "),
         ));
     }
-    Ok(NativeOutput {
-        text: out,
-        postit: postit.render(),
-        attention: false,
-    })
+    out
 }
 
 enum Saved {
@@ -627,25 +294,4 @@ fn save_one(ctx: &mut Ctx, dir: &Directory, m: &Mail, source: &str) -> Result<Sa
         &format!("saved email \"{}\" as {p}", m.subject),
     )?;
     Ok(Saved::New(p))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn index(m: &str) -> Option<usize> {
-        listing_index(m, &naming_words(m))
-    }
-
-    #[test]
-    fn which_number_is_a_listing_index() {
-        assert_eq!(index("save email 3"), Some(3));
-        assert_eq!(index("save this email #12"), Some(12));
-        assert_eq!(index("save 4"), Some(4));
-        assert_eq!(index("save the email about invoice 123"), None);
-        assert_eq!(
-            naming_words("save the email about invoice 123"),
-            vec!["invoice", "123"]
-        );
-    }
 }

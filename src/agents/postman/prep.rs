@@ -77,11 +77,9 @@ pub fn meeting_prep(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let today = now.date();
     let horizon = today + Duration::days(PREP_DAYS_AHEAD);
     let loaded = events_between(ctx, today, horizon);
-    let vault = ctx.gate.vault();
-    let folders = &ctx.config.folders;
     let mut candidates: Vec<Upcoming> = Vec::new();
-    let imported = super::events::imported(vault);
     if let Some(l) = &loaded {
+        let imported = super::events::imported(ctx.gate.vault());
         for e in l.events.iter().filter(|e| !e.cancelled && e.start >= now) {
             candidates.push(from_event(
                 e,
@@ -89,7 +87,52 @@ pub fn meeting_prep(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             ));
         }
     }
-    for n in vault
+    candidates.extend(meeting_notes(ctx, today, horizon, &candidates));
+    candidates.sort_by(|a, b| a.when.cmp(&b.when));
+    let asked: Vec<String> = words_of(&ctx.step.message)
+        .into_iter()
+        .filter(|w| w.chars().count() > 2 && !REQUEST_WORDS.contains(&w.as_str()))
+        .collect();
+    let Some(m) = choose(&candidates, &asked) else {
+        return Ok(NativeOutput {
+            text: not_found(&asked, loaded.is_none()),
+            postit: ctx.postit.clone().unwrap_or_default(),
+            attention: false,
+        });
+    };
+    let brief = brief(ctx, m);
+    let (path, existed) = write_prep(ctx, m, &brief)?;
+    let mut text = brief;
+    text.push_str(&format!(
+        "\n{} `{path}`.\n",
+        if existed { "Refreshed" } else { "Saved as" }
+    ));
+    if let Some(l) = &loaded {
+        for p in &l.problems {
+            text.push_str(&format!("- skipped: {p}\n"));
+        }
+    }
+    let mut post = super::state::PostIt::parse(ctx.postit.as_deref());
+    post.set("prep", format!("{}: {}", m.date, m.title));
+    Ok(NativeOutput {
+        text,
+        postit: post.render(),
+        attention: false,
+    })
+}
+
+/// Future `type: meeting` notes within the horizon that no calendar event already stands for.
+fn meeting_notes(
+    ctx: &Ctx,
+    today: NaiveDate,
+    horizon: NaiveDate,
+    from_calendar: &[Upcoming],
+) -> Vec<Upcoming> {
+    let folders = &ctx.config.folders;
+    let mut out = Vec::new();
+    for n in ctx
+        .gate
+        .vault()
         .notes
         .iter()
         .filter(|n| is_meeting(n, &folders.meetings))
@@ -99,7 +142,7 @@ pub fn meeting_prep(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         };
         if date < today
             || date > horizon
-            || candidates
+            || from_calendar
                 .iter()
                 .any(|c| c.note.as_deref() == Some(&n.path))
         {
@@ -112,7 +155,7 @@ pub fn meeting_prep(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
                 email: None,
             })
             .collect();
-        candidates.push(Upcoming {
+        out.push(Upcoming {
             title: n.name().to_string(),
             date,
             when: format!("{date} {}", n.property_str("time").unwrap_or_default())
@@ -123,51 +166,44 @@ pub fn meeting_prep(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             note: Some(n.path.clone()),
         });
     }
-    candidates.sort_by(|a, b| a.when.cmp(&b.when));
-    let asked: Vec<String> = words_of(&ctx.step.message)
-        .into_iter()
-        .filter(|w| w.chars().count() > 2 && !REQUEST_WORDS.contains(&w.as_str()))
-        .collect();
+    out
+}
+
+/// The meeting whose title holds most of the asked words; the next one when none does.
+fn choose<'a>(candidates: &'a [Upcoming], asked: &[String]) -> Option<&'a Upcoming> {
     let score = |c: &Upcoming| {
         let t = words_of(&c.title);
         asked.iter().filter(|w| t.contains(w)).count()
     };
     let best = candidates.iter().map(score).max().unwrap_or(0);
-    let postit = ctx.postit.clone().unwrap_or_default();
-    let chosen = if asked.is_empty() || best == 0 {
+    if asked.is_empty() || best == 0 {
         candidates.first()
     } else {
         candidates.iter().find(|c| score(c) == best)
-    };
-    let Some(m) = chosen else {
-        let mut text = format!(
-            "No meeting found in the next {PREP_DAYS_AHEAD} days{}.",
-            if asked.is_empty() {
-                String::new()
-            } else {
-                format!(" matching \"{}\"", asked.join(" "))
-            }
-        );
-        if loaded.is_none() {
-            text.push_str(" No calendar is configured (`calendar: { ics: [PATH] }` in `.crew/config.yaml`); meetings are also found as future `type: meeting` notes.");
+    }
+}
+
+fn not_found(asked: &[String], no_calendar: bool) -> String {
+    let mut text = format!(
+        "No meeting found in the next {PREP_DAYS_AHEAD} days{}.",
+        if asked.is_empty() {
+            String::new()
+        } else {
+            format!(" matching \"{}\"", asked.join(" "))
         }
-        text.push('\n');
-        return Ok(NativeOutput {
-            text,
-            postit,
-            attention: false,
-        });
-    };
+    );
+    if no_calendar {
+        text.push_str(" No calendar is configured (`calendar: { ics: [PATH] }` in `.crew/config.yaml`); meetings are also found as future `type: meeting` notes.");
+    }
+    text.push('\n');
+    text
+}
+
+/// The prep brief: the meeting, its participants, the last meetings with them, their tasks.
+fn brief(ctx: &Ctx, m: &Upcoming) -> String {
+    let vault = ctx.gate.vault();
+    let folders = &ctx.config.folders;
     let dir = Directory::load(vault, folders);
-    let own: Vec<String> = vault
-        .note(&format!("{}/user-profile.md", folders.meta))
-        .map(|p| {
-            property_strings(p, "email")
-                .iter()
-                .map(|e| e.to_lowercase())
-                .collect()
-        })
-        .unwrap_or_default();
     let mut brief = format!("# Meeting prep — {}\n\n## Meeting\n\n", md_inline(&m.title));
     brief.push_str(&format!("- **When**: {}\n", m.when));
     if let Some(l) = &m.location {
@@ -177,6 +213,53 @@ pub fn meeting_prep(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         brief.push_str(&format!("- **Note**: [[{}]]\n", note_name(n)));
     }
     brief.push_str("\n## Participants\n\n");
+    let known = participants(ctx, &dir, m, &mut brief);
+    brief.push_str("\n## Last meetings with them\n\n");
+    let mut any = false;
+    for p in &known {
+        let mut past: Vec<(NaiveDate, &str)> = vault
+            .notes
+            .iter()
+            .filter(|n| is_meeting(n, &folders.meetings) && m.note.as_deref() != Some(&n.path))
+            .filter(|n| mentions(n, p))
+            .filter_map(|n| {
+                n.property_str("date")
+                    .and_then(|d| common::parse_date(&d))
+                    .filter(|d| *d < m.date)
+                    .map(|d| (d, n.name()))
+            })
+            .collect();
+        past.sort_by(|a, b| b.cmp(a));
+        for (d, name) in past.iter().take(3) {
+            brief.push_str(&format!("- {d} [[{name}]] (with [[{}]])\n", p.note));
+            any = true;
+        }
+    }
+    if !any {
+        brief.push_str("- none in the vault\n");
+    }
+    brief.push_str("\n## Open tasks that mention them\n\n");
+    open_tasks(ctx, &known, &mut brief);
+    brief
+}
+
+/// One line per attendee (the user left out); returns those with a People note.
+fn participants<'d>(
+    ctx: &Ctx,
+    dir: &'d Directory,
+    m: &Upcoming,
+    brief: &mut String,
+) -> Vec<&'d Person> {
+    let vault = ctx.gate.vault();
+    let own: Vec<String> = vault
+        .note(&format!("{}/user-profile.md", ctx.config.folders.meta))
+        .map(|p| {
+            property_strings(p, "email")
+                .iter()
+                .map(|e| e.to_lowercase())
+                .collect()
+        })
+        .unwrap_or_default();
     let mut known: Vec<&Person> = Vec::new();
     for a in m
         .attendees
@@ -206,33 +289,15 @@ pub fn meeting_prep(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     if m.attendees.is_empty() {
         brief.push_str("- none listed\n");
     }
-    brief.push_str("\n## Last meetings with them\n\n");
-    let mut any = false;
-    for p in &known {
-        let mut past: Vec<(NaiveDate, &str)> = vault
-            .notes
-            .iter()
-            .filter(|n| is_meeting(n, &folders.meetings) && m.note.as_deref() != Some(&n.path))
-            .filter(|n| mentions(n, p))
-            .filter_map(|n| {
-                n.property_str("date")
-                    .and_then(|d| common::parse_date(&d))
-                    .filter(|d| *d < m.date)
-                    .map(|d| (d, n.name()))
-            })
-            .collect();
-        past.sort_by(|a, b| b.cmp(a));
-        for (d, name) in past.iter().take(3) {
-            brief.push_str(&format!("- {d} [[{name}]] (with [[{}]])\n", p.note));
-            any = true;
-        }
-    }
-    if !any {
-        brief.push_str("- none in the vault\n");
-    }
-    brief.push_str("\n## Open tasks that mention them\n\n");
+    known
+}
+
+fn open_tasks(ctx: &Ctx, known: &[&Person], brief: &mut String) {
+    let folders = &ctx.config.folders;
     let mut tasks = 0;
-    for n in vault
+    for n in ctx
+        .gate
+        .vault()
         .notes
         .iter()
         .filter(|n| !folders.in_templates(&n.path))
@@ -252,12 +317,16 @@ pub fn meeting_prep(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     if tasks == 0 {
         brief.push_str("- none\n");
     }
+}
+
+/// Writes the prep note through the gate; returns its path and whether it was there before.
+fn write_prep(ctx: &mut Ctx, m: &Upcoming, brief: &str) -> Result<(String, bool), GateError> {
     let name = format!(
         "{} — Meeting Prep — {}",
         m.date,
         common::safe_title(&m.title, 50)
     );
-    let path = format!("{}/{name}.md", folders.inbox);
+    let path = format!("{}/{name}.md", ctx.config.folders.inbox);
     let note = format!(
         "---\ntype: meeting-prep\ndate: {}\nmeeting-date: {}\nmeeting-title: {}\ntags: [meeting-prep]\nstatus: inbox\n---\n{brief}",
         q(&ctx.today()),
@@ -267,23 +336,7 @@ pub fn meeting_prep(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let existed = ctx.gate.exists(&path);
     ctx.gate.write(&path, note.as_bytes())?;
     common::log_change(ctx, "postman", &format!("meeting prep written: {path}"))?;
-    let mut text = brief;
-    text.push_str(&format!(
-        "\n{} `{path}`.\n",
-        if existed { "Refreshed" } else { "Saved as" }
-    ));
-    if let Some(l) = &loaded {
-        for p in &l.problems {
-            text.push_str(&format!("- skipped: {p}\n"));
-        }
-    }
-    let mut post = super::state::PostIt::parse(ctx.postit.as_deref());
-    post.set("prep", format!("{}: {}", m.date, m.title));
-    Ok(NativeOutput {
-        text,
-        postit: post.render(),
-        attention: false,
-    })
+    Ok((path, existed))
 }
 
 fn note_name(path: &str) -> String {
