@@ -216,7 +216,9 @@ impl CrewExecutor<'_> {
         postit: Option<String>,
         out: &mut StepOutput,
     ) -> Result<agents::NativeOutput, String> {
+        let model = self.model_for(step);
         let mut ctx = Ctx {
+            model,
             gate: &mut self.gate,
             crew: self.crew,
             config: &self.crew.config,

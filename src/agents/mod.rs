@@ -47,6 +47,9 @@ pub struct Ctx<'a> {
     pub data: Option<serde_json::Value>,
     /// What a `crew chat` turn adds (empty for one-shot requests).
     pub chat: &'a crate::chat::ChatInput,
+    /// The model this step may use (the run's choice: `--model`, else the definition's tier
+    /// when it does model or hybrid work); hybrid agents call it for what needs one.
+    pub model: Option<String>,
 }
 
 impl Ctx<'_> {

@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 
 use super::mail::Mail;
 use crate::agents::Ctx;
-use crate::crew::ModelSpec;
 use crate::model::{ChatBackend, ChatRequest, HttpBackend, Message, Settings};
 
 /// Characters of a message's plain text a prompt carries.
@@ -46,21 +45,9 @@ pub struct Writer {
     pub tokens_out: u64,
 }
 
-/// The model id the step's tier maps to, by the same rules as the run's model choice: only
-/// for model or hybrid definitions, never inside an interview.
+/// The model the run chose for this step (none for native-only work and interviews).
 pub fn configured_model(ctx: &Ctx) -> Option<String> {
-    if ctx.chat.answers.is_some() {
-        return None;
-    }
-    let step = ctx.step;
-    if !ctx.crew.executor(step.kind, &step.name).uses_models() {
-        return None;
-    }
-    match &ctx.crew.definition(step.kind, &step.name)?.model {
-        ModelSpec::Native => None,
-        ModelSpec::Tier(t) => ctx.config.models.get(t).cloned(),
-        ModelSpec::Id(id) => Some(id.clone()),
-    }
+    ctx.model.clone()
 }
 
 impl Writer {
