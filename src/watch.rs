@@ -19,7 +19,6 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
@@ -350,7 +349,7 @@ pub fn watch(
     vault: &Path,
     crew: &Crew,
     opts: &WatchOptions,
-    stop: Arc<AtomicBool>,
+    stop: &AtomicBool,
     report: &mut dyn FnMut(&str),
 ) -> Result<WatchSummary, WatchError> {
     let inbox_rel = crew.config.folders.inbox.clone();

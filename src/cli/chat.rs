@@ -105,7 +105,7 @@ fn watch_interrupts(cancel: Arc<AtomicBool>) -> Arc<Interrupts> {
     state
 }
 
-pub fn chat(g: &Global, resume: Option<Option<String>>) -> anyhow::Result<u8> {
+pub fn chat(g: &Global, resume: Option<Option<&str>>) -> anyhow::Result<u8> {
     let mut crew = crew_to_run(g)?;
     let vault = g.vault_path();
     // caught before the session file exists, so a Ctrl-C never finds crew unprepared
@@ -113,7 +113,7 @@ pub fn chat(g: &Global, resume: Option<Option<String>>) -> anyhow::Result<u8> {
     let interrupts = watch_interrupts(cancel.clone());
     let (store, state) = match &resume {
         None => (Store::create(&vault)?, SessionState::default()),
-        Some(id) => Store::resume(&vault, id.as_deref())?,
+        Some(id) => Store::resume(&vault, *id)?,
     };
     let mut session = Session {
         store,

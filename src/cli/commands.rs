@@ -363,7 +363,7 @@ pub fn state(g: &Global, action: StateAction) -> anyhow::Result<u8> {
     Ok(0)
 }
 
-pub fn vault(g: &Global, action: VaultAction) -> anyhow::Result<u8> {
+pub fn vault(g: &Global, action: &VaultAction) -> anyhow::Result<u8> {
     let vault = open_vault(g)?;
     match action {
         VaultAction::Stats => {
@@ -750,7 +750,7 @@ pub fn watch(g: &Global, poll: bool, once: bool, settle: f64) -> anyhow::Result<
             println!("{line}");
         }
     };
-    let summary = crew::watch::watch(&vault, &crew, &opts, stop, &mut report)?;
+    let summary = crew::watch::watch(&vault, &crew, &opts, &stop, &mut report)?;
     if g.json {
         out_json(&summary)?;
     } else {

@@ -394,11 +394,11 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             },
         ),
         Command::Route { message } => commands::route(&g, &message.join(" ")),
-        Command::Chat { resume } => chat::chat(&g, resume),
+        Command::Chat { resume } => chat::chat(&g, resume.as_ref().map(Option::as_deref)),
         Command::Agents { action } => agents::agents(&g, action),
         Command::Skills { action } => agents::skills(&g, action),
         Command::State { action } => commands::state(&g, action),
-        Command::Vault { action } => commands::vault(&g, action),
+        Command::Vault { action } => commands::vault(&g, &action),
         Command::Search { query, limit } => commands::search(&g, &query.join(" "), limit),
         Command::Maintain {
             fix,

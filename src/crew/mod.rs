@@ -297,7 +297,7 @@ impl Crew {
 
     /// The built-in crew with its default config.
     pub fn builtin() -> Crew {
-        Crew::from_files(builtin_files(), CrewSource::Builtin, None)
+        Crew::from_files(&builtin_files(), CrewSource::Builtin, None)
     }
 
     /// Loads the crew found for `vault` (see [`discover`]). The config is read from the crew
@@ -323,10 +323,14 @@ impl Crew {
                     .ok()
                     .map(|t| (p.to_string_lossy().into_owned(), t))
             });
-        Ok(Crew::from_files(files, source, config))
+        Ok(Crew::from_files(&files, source, config.as_ref()))
     }
 
-    fn from_files(files: CrewFiles, source: CrewSource, config: Option<(String, String)>) -> Crew {
+    fn from_files(
+        files: &CrewFiles,
+        source: CrewSource,
+        config: Option<&(String, String)>,
+    ) -> Crew {
         let mut diags = Vec::new();
         let mut agents: Vec<Definition> = files
             .agents

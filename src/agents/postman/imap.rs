@@ -175,7 +175,7 @@ fn open(cfg: &ImapConfig) -> Result<(Session, u32), ImapError> {
     Ok((session, mailbox.uid_validity.unwrap_or(0)))
 }
 
-fn protocol(cfg: &ImapConfig, what: &str, e: imap::Error) -> ImapError {
+fn protocol(cfg: &ImapConfig, what: &str, e: &imap::Error) -> ImapError {
     ImapError::Protocol {
         host: cfg.host.clone(),
         reason: format!("{what}: {e}"),
@@ -185,7 +185,7 @@ fn protocol(cfg: &ImapConfig, what: &str, e: imap::Error) -> ImapError {
 fn all_uids(cfg: &ImapConfig, s: &mut Session) -> Result<Vec<u32>, ImapError> {
     let mut uids: Vec<u32> = s
         .uid_search("ALL")
-        .map_err(|e| protocol(cfg, "UID SEARCH", e))?
+        .map_err(|e| protocol(cfg, "UID SEARCH", &e))?
         .into_iter()
         .collect();
     uids.sort_unstable();
@@ -211,7 +211,7 @@ fn fetch_uids(
         .join(",");
     let fetches = s
         .uid_fetch(&set, "(UID BODY.PEEK[])")
-        .map_err(|e| protocol(cfg, "UID FETCH", e))?;
+        .map_err(|e| protocol(cfg, "UID FETCH", &e))?;
     for f in fetches.iter() {
         let Some(uid) = f.uid else { continue };
         let origin = format!("imap://{}@{}/{} UID {uid}", cfg.user, cfg.host, cfg.mailbox);
