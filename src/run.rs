@@ -69,7 +69,7 @@ pub enum RunError {
 
 /// The run's clock: the machine's, or `CREW_TODAY` when set, so that "tomorrow" or "by Friday"
 /// resolve to the same day in tests and demos whatever day they run. The only place it is read.
-fn run_clock() -> Result<chrono::NaiveDateTime, RunError> {
+pub fn run_clock() -> Result<chrono::NaiveDateTime, RunError> {
     let Ok(raw) = std::env::var("CREW_TODAY") else {
         return Ok(chrono::Local::now().naive_local());
     };

@@ -204,7 +204,7 @@ pub fn demo(g: &Global, dir: Option<PathBuf>) -> anyhow::Result<u8> {
         &crew.config.folders,
         &q,
         5,
-        chrono::Local::now().date_naive(),
+        crew::run::run_clock()?.date(),
     );
     text.push_str("\n════ crew search knee ════\n");
     for h in &hits {
@@ -347,7 +347,9 @@ pub fn state(g: &Global, action: StateAction) -> anyhow::Result<u8> {
                 ..Default::default()
             };
             let mut gate = crew::gate::Gate::new(vault, policy, journal, dry_run);
-            let stamp = chrono::Local::now().format("%Y-%m-%dT%H:%M:%S").to_string();
+            let stamp = crew::run::run_clock()?
+                .format("%Y-%m-%dT%H:%M:%S")
+                .to_string();
             crew::state::postit::write(&mut gate, &states, &agent, &stamp, "")?;
             if g.json {
                 out_json(&json!({"cleared": agent, "dry_run": dry_run}))?;
@@ -384,7 +386,7 @@ pub fn vault(g: &Global, action: &VaultAction) -> anyhow::Result<u8> {
         }
         VaultAction::Check => {
             let crew = crew_to_run(g)?;
-            let today = chrono::Local::now().date_naive();
+            let today = crew::run::run_clock()?.date();
             let a = crew::analysis::health::audit(&vault, &*vault, &crew.config.folders, today);
             let verdict = crew::analysis::health::verdict(&a);
             if g.json {
@@ -423,7 +425,7 @@ pub fn search(g: &Global, query: &str, limit: usize) -> anyhow::Result<u8> {
         &crew.config.folders,
         &q,
         limit,
-        chrono::Local::now().date_naive(),
+        crew::run::run_clock()?.date(),
     );
     if g.json {
         out_json(&hits)?;
