@@ -12,6 +12,7 @@ pub mod dispatch;
 pub mod doctor;
 pub mod evaluate;
 pub mod gate;
+pub mod lang;
 pub mod model;
 pub mod run;
 pub mod schedule;

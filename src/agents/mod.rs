@@ -47,6 +47,8 @@ pub struct Ctx<'a> {
     pub data: Option<serde_json::Value>,
     /// What a `crew chat` turn adds (empty for one-shot requests).
     pub chat: &'a crate::chat::ChatInput,
+    /// The language the reply is written in (the request's, else the user's).
+    pub lang: crate::lang::Lang,
 }
 
 impl Ctx<'_> {

@@ -221,9 +221,17 @@ pub fn check_mail(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         .and_then(|l| l.strip_prefix("last check "))
         .and_then(|l| l.split(',').next())
         .map(str::to_string);
+    let l = ctx.lang;
+    let group_titles = [
+        crate::tr!(l, "mail.group.vip"),
+        crate::tr!(l, "mail.group.people"),
+        crate::tr!(l, "mail.group.deadline"),
+        crate::tr!(l, "mail.group.other"),
+        crate::tr!(l, "mail.group.bulk"),
+    ];
     let mut out = match &since {
-        Some(s) => format!("## Mail — {} new since {s}\n", listed.len()),
-        None => format!("## Mail — {} message(s) (first check)\n", listed.len()),
+        Some(s) => crate::tr!(l, "mail.heading.since", count = listed.len(), since = s),
+        None => crate::tr!(l, "mail.heading.first", count = listed.len()),
     };
     let mut keys = Vec::new();
     let mut data = Vec::new();
@@ -233,39 +241,45 @@ pub fn check_mail(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         if members.is_empty() {
             continue;
         }
-        out.push_str(&format!("\n### {title} ({})\n", members.len()));
-        for l in members {
+        let shown = group_titles.get(g).map_or(*title, String::as_str);
+        out.push_str(&format!("\n### {shown} ({})\n", members.len()));
+        for m in members {
             n += 1;
-            keys.push(format!("{n}={}", l.mail.key));
+            keys.push(format!("{n}={}", m.mail.key));
             data.push(serde_json::json!({
-                "number": n, "group": title, "key": l.mail.key, "subject": l.mail.subject,
-                "from": l.mail.sender(), "person": l.person,
-                "date": l.mail.date.map(|d| d.format("%Y-%m-%dT%H:%M:%S").to_string()),
-                "deadline": l.deadline.as_ref().map(|d| d.date.to_string()),
-                "attachments": l.mail.attachments,
+                "number": n, "group": title, "key": m.mail.key, "subject": m.mail.subject,
+                "from": m.mail.sender(), "person": m.person,
+                "date": m.mail.date.map(|d| d.format("%Y-%m-%dT%H:%M:%S").to_string()),
+                "deadline": m.deadline.as_ref().map(|d| d.date.to_string()),
+                "attachments": m.mail.attachments,
             }));
-            out.push_str(&line_of(n, l));
+            out.push_str(&line_of(n, m));
             out.push('\n');
         }
     }
     if listed.is_empty() {
-        out.push_str("\nNothing new.\n");
+        out.push_str(&crate::tr!(l, "mail.nothing_new"));
     }
     if fetched.more > 0 {
-        out.push_str(&format!(
-            "\n{} older new message(s) are not listed (only the newest {} are).\n",
-            fetched.more,
-            source::MAX_LISTED
+        out.push_str(&crate::tr!(
+            l,
+            "mail.more",
+            count = fetched.more,
+            shown = source::MAX_LISTED
         ));
     }
     if !fetched.problems.is_empty() {
-        out.push_str(&format!("\n### Skipped ({})\n", fetched.problems.len()));
+        out.push_str(&crate::tr!(
+            l,
+            "mail.skipped",
+            count = fetched.problems.len()
+        ));
         for p in &fetched.problems {
             out.push_str(&format!("- {p}\n"));
         }
     }
     if !listed.is_empty() {
-        out.push_str("\nSay \"save email N\" to keep one as a note, or \"save important emails\" for the VIP, people and deadline ones.\n");
+        out.push_str(&crate::tr!(l, "mail.save_hint"));
     }
     let unknown: Vec<&Listed> = listed
         .iter()
