@@ -194,6 +194,17 @@ mod tests {
         assert!(missing.is_empty(), "{}", missing.join("\n"));
     }
 
+    proptest::proptest! {
+        /// Filling never panics, and a text without braces comes back as it was.
+        #[test]
+        fn fill_takes_any_text(text in "\\PC{0,60}", value in "\\PC{0,10}") {
+            let filled = fill(&text, &[("count", &value)]);
+            if !text.contains('{') {
+                proptest::prop_assert_eq!(filled, text);
+            }
+        }
+    }
+
     #[test]
     fn fill_replaces_named_values_and_keeps_the_rest() {
         let n = 3;

@@ -590,6 +590,15 @@ mod tests {
         assert_eq!(detect("¿organiza la bandeja?"), Some(Lang::Es));
     }
 
+    proptest::proptest! {
+        /// Any text gets an answer, never a panic; kana always means Japanese.
+        #[test]
+        fn any_text_is_read_and_kana_is_japanese(text in "\\PC{0,80}", kana in "[ぁ-ゖァ-ヺ]{1,4}") {
+            let _ = detect(&text);
+            proptest::prop_assert_eq!(detect(&format!("{text}{kana}")), Some(Lang::Ja));
+        }
+    }
+
     #[test]
     fn no_evidence_is_no_language() {
         assert_eq!(detect("vault audit"), None);
