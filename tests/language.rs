@@ -389,3 +389,27 @@ fn the_route_line_and_the_default_route_speak_the_request_language() {
         "{err}"
     );
 }
+
+#[test]
+fn what_needs_the_user_is_said_in_the_request_language() {
+    let v = vault(&[("Notes/a.md", "# A\n")]);
+    let text = output(&ask(
+        v.path(),
+        &["trascrivi la registrazione della riunione di ieri"],
+    ));
+    assert!(
+        text.contains("funziona solo con un modello linguistico")
+            && text.contains("`crew doctor` mostra cosa è configurato"),
+        "{text}"
+    );
+    let text = output(&ask(
+        v.path(),
+        &["--agent", "sorter", "archivia le mie note per favore"],
+    ));
+    assert!(
+        text.starts_with("In questo vault non c'è la cartella inbox `00-Inbox/`"),
+        "{text}"
+    );
+    // the suggestion block stays the protocol's, whatever the language
+    assert!(text.contains("### Suggested next agent"), "{text}");
+}

@@ -72,7 +72,7 @@ pub(super) fn inbox_notes(ctx: &Ctx) -> Vec<usize> {
 pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateError> {
     let inbox = ctx.config.folders.inbox.clone();
     if !ctx.gate.dir_exists(&inbox) {
-        return Ok(no_inbox(&inbox));
+        return Ok(no_inbox(&inbox, ctx.lang));
     }
     let rename = ctx.asks(RENAME_WORDS);
     let homes = decide::homes(&ctx.config.folders, |d| ctx.gate.subdirs(d));
@@ -131,10 +131,11 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
     })
 }
 
-fn no_inbox(inbox: &str) -> NativeOutput {
+fn no_inbox(inbox: &str, lang: Lang) -> NativeOutput {
     NativeOutput {
         text: format!(
-            "There is no inbox folder `{inbox}/` in this vault. Create it, or map the inbox role to your folder in `.crew/config.yaml` (`crew init --adopt` detects it).\n{}",
+            "{}{}",
+            tr!(lang, "triage.no_inbox", inbox = inbox),
             suggestion(
                 "architect",
                 "the vault has no inbox folder",
