@@ -413,3 +413,29 @@ fn what_needs_the_user_is_said_in_the_request_language() {
     // the suggestion block stays the protocol's, whatever the language
     assert!(text.contains("### Suggested next agent"), "{text}");
 }
+
+#[test]
+fn maintain_speaks_the_profile_language() {
+    let v = messy_vault();
+    std::fs::create_dir_all(v.path().join("Meta")).expect("meta");
+    std::fs::write(
+        v.path().join("Meta/user-profile.md"),
+        "---\nname: Ada\nprimary-language: it\n---\n# Profilo\n",
+    )
+    .expect("profile");
+    let out = crew(v.path())
+        .env("CREW_TODAY", "2026-03-10")
+        .args(["maintain", "--dry-run"])
+        .output()
+        .expect("maintain");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("crew maintain: Controllo del vault — 2026-03-10: **"),
+        "{text}"
+    );
+    assert!(text.contains("  - link rotti: 1 "), "{text}");
+    assert!(
+        text.contains("Prova a vuoto: non è stato scritto nulla ("),
+        "{text}"
+    );
+}
