@@ -439,3 +439,20 @@ fn maintain_speaks_the_profile_language() {
         "{text}"
     );
 }
+
+#[test]
+fn chat_takes_the_lang_flag_for_every_turn() {
+    let v = messy_vault();
+    let out = crew(v.path())
+        .env("CREW_TODAY", "2026-03-10")
+        .args(["--lang", "fr", "chat", "--json"])
+        .write_stdin("check the vault\n")
+        .output()
+        .expect("chat");
+    assert_eq!(out.status.code(), Some(0));
+    let turn: Value =
+        serde_json::from_slice(out.stdout.split(|&b| b == b'\n').next().expect("one turn"))
+            .expect("json");
+    let text = turn["chain"][0]["output"].as_str().unwrap_or("");
+    assert!(text.starts_with("## Audit du vault — 2026-03-10"), "{text}");
+}

@@ -251,6 +251,8 @@ pub struct Session {
     pub vault: PathBuf,
     /// Raised by Ctrl-C while a turn runs.
     pub cancel: Arc<AtomicBool>,
+    /// `--lang`: every turn answers in this language.
+    pub lang: Option<crate::lang::Lang>,
 }
 
 impl Session {
@@ -258,6 +260,7 @@ impl Session {
         Options {
             command: "chat".into(),
             session: Some(self.store.id.clone()),
+            lang: self.lang,
             history: self.state.history(),
             cancel: Some(self.cancel.clone()),
             chat: ChatInput {
@@ -474,9 +477,10 @@ impl Session {
                 opts.yes = true;
                 opts.chat.answers = Some(iv.answers.clone());
                 // the run's message is crew's own words: the reply follows the chosen language
-                opts.lang = iv
-                    .get(crate::agents::onboard::LANGUAGE_KEY)
-                    .and_then(crate::lang::Lang::from_code);
+                opts.lang = opts.lang.or_else(|| {
+                    iv.get(crate::agents::onboard::LANGUAGE_KEY)
+                        .and_then(crate::lang::Lang::from_code)
+                });
                 match run::ask(&self.vault, crew, "set up the vault", &opts, progress) {
                     Ok(report) => {
                         if self.cancel.load(Ordering::SeqCst) {
