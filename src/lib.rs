@@ -26,6 +26,7 @@ pub mod doctor;
 pub mod evaluate;
 pub mod fault;
 pub mod gate;
+pub mod lang;
 pub mod model;
 pub mod run;
 pub mod schedule;

@@ -46,6 +46,8 @@ pub struct Options {
     pub chat: crate::chat::ChatInput,
     /// Raised by Ctrl-C in a chat: the steps not yet started do not start.
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// Answer in this language whatever the request is written in (`--lang`).
+    pub lang: Option<crate::lang::Lang>,
 }
 
 /// Errors that stop a request before any agent runs.
@@ -95,6 +97,9 @@ pub struct Report {
     pub attention: bool,
     /// Notes skipped because they could not be read (exit code 1).
     pub unreadable: usize,
+    /// The language the reply is written in.
+    #[serde(skip)]
+    pub lang: crate::lang::Lang,
 }
 
 /// A guessed route that would have changed notes, and how to apply or redirect it.
@@ -108,12 +113,14 @@ pub struct Preview {
 }
 
 impl Preview {
-    fn of(route: &Route, message: &str) -> Preview {
+    fn of(route: &Route, message: &str, lang: crate::lang::Lang) -> Preview {
         let quoted = format!("\"{}\"", message.replace('"', "'"));
         Preview {
-            why: format!(
-                "the route to {} was guessed ({}) and {} changes notes, so it only planned",
-                route.name, route.reason, route.name
+            why: crate::tr!(
+                lang,
+                "run.preview.why",
+                agent = route.name,
+                reason = route.reason
             ),
             apply: format!("crew ask --yes {quoted}"),
             agent: format!("crew ask --agent {} {quoted}", route.name),
@@ -129,6 +136,7 @@ struct CrewExecutor<'a> {
     attention: bool,
     progress: &'a mut dyn FnMut(&str),
     log: &'a mut RunLog,
+    lang: crate::lang::Lang,
 }
 
 impl CrewExecutor<'_> {
@@ -231,6 +239,7 @@ impl CrewExecutor<'_> {
             fix_only: self.opts.fix_only.clone(),
             data: None,
             chat: &self.opts.chat,
+            lang: self.lang,
         };
         let result = native(&mut ctx).map_err(|e| e.to_string());
         out.data = ctx.data.take();
@@ -252,7 +261,12 @@ impl Executor for CrewExecutor<'_> {
     fn run(&mut self, step: &Step) -> StepOutput {
         match &step.suggested_by {
             None => {}
-            Some(by) => (self.progress)(&format!("→ chained {} (suggested by {by})", step.name)),
+            Some(by) => (self.progress)(&crate::tr!(
+                self.lang,
+                "run.chained",
+                agent = step.name,
+                by = by
+            )),
         }
         if self
             .opts
@@ -262,7 +276,7 @@ impl Executor for CrewExecutor<'_> {
         {
             return StepOutput {
                 executor: RanOn::Native,
-                output: format!("**{} did not run:** the turn was cancelled.\n", step.name),
+                output: crate::tr!(self.lang, "run.cancelled", agent = step.name),
                 error: Some("cancelled".into()),
                 ..StepOutput::default()
             };
@@ -310,8 +324,14 @@ impl Executor for CrewExecutor<'_> {
                                 let partial = std::mem::take(&mut out.output);
                                 Ok(agents::NativeOutput {
                                     text: format!(
-                                        "{}\n\n**The model `{m}` could not take the rest ({e}); the native result above stands.**\n{partial}",
-                                        first.text
+                                        "{}\n\n{}\n{partial}",
+                                        first.text,
+                                        crate::tr!(
+                                            self.lang,
+                                            "run.model_rest_failed",
+                                            model = m,
+                                            error = e
+                                        )
                                     ),
                                     ..first
                                 })
@@ -333,9 +353,12 @@ impl Executor for CrewExecutor<'_> {
                         let partial = std::mem::take(&mut out.output);
                         out.executor = RanOn::Native;
                         out.model = None;
-                        let note = format!(
-                            "**The model `{m}` failed ({e}); {} ran natively instead.**\n\n",
-                            step.name
+                        let note = crate::tr!(
+                            self.lang,
+                            "run.model_failed",
+                            model = m,
+                            error = e,
+                            agent = step.name
                         );
                         self.run_native(native, step, previous.clone(), &mut out)
                             .map(|r| agents::NativeOutput {
@@ -348,10 +371,7 @@ impl Executor for CrewExecutor<'_> {
                 }
             }
             (None, Some(native)) => self.run_native(native, step, previous.clone(), &mut out),
-            (None, None) => Err(format!(
-                "{} has no native implementation and no model; set `model:` in its file or map its tier in .crew/config.yaml",
-                step.name
-            )),
+            (None, None) => Err(crate::tr!(self.lang, "run.no_executor", agent = step.name)),
         };
         match result {
             Ok(native_out) => {
@@ -371,7 +391,10 @@ impl Executor for CrewExecutor<'_> {
             Err(e) => {
                 self.attention = true;
                 let partial = std::mem::take(&mut out.output);
-                out.output = format!("{partial}**{} failed:** {e}\n", step.name);
+                out.output = format!(
+                    "{partial}{}",
+                    crate::tr!(self.lang, "run.step_failed", agent = step.name, error = e)
+                );
                 out.error = Some(e);
             }
         }
@@ -457,6 +480,14 @@ pub fn ask(
     crate::crew::root::check(vault_path, access)?;
     crate::dispatch::request::check(crew, message)?;
     let now = run_clock()?;
+    let lang = crate::lang::choose(
+        opts.lang,
+        message,
+        &[
+            opts.chat.lang,
+            crate::lang::profile_language(vault_path, &crew.config.folders.meta),
+        ],
+    );
     let route = match &opts.agent {
         Some(name) => {
             let (kind, n) = crew
@@ -483,14 +514,24 @@ pub fn ask(
     if route.name.is_empty() {
         return Err(RunError::NoRoute);
     }
-    progress(&format!(
-        "→ {} {} — {}",
-        route.kind, route.name, route.reason
+    let reason = if route.by == Decider::Default
+        && route.reason.ends_with(crate::dispatch::route::NO_MATCH)
+    {
+        crate::tr!(lang, "run.reason.no_match")
+    } else {
+        route.reason.clone()
+    };
+    progress(&crate::tr!(
+        lang,
+        "run.route",
+        kind = route.kind,
+        agent = route.name,
+        reason = reason
     ));
     // a guess never writes: the agent shows its plan and the command that applies it
     let preview =
         (!opts.dry_run && !opts.yes && route.guessed() && crew.writes(route.kind, &route.name))
-            .then(|| Preview::of(&route, message));
+            .then(|| Preview::of(&route, message, lang));
     if let Some(p) = &preview {
         progress(&format!("⇢ {}", p.why));
     }
@@ -523,14 +564,19 @@ pub fn ask(
             .take(5)
             .map(|(p, _)| p.as_str())
             .collect();
-        progress(&format!(
-            "! skipped {unreadable} note(s) crew cannot read: {}{}",
-            shown.join(", "),
-            if unreadable > shown.len() {
-                ", …"
-            } else {
-                ""
-            }
+        progress(&crate::tr!(
+            lang,
+            "run.unreadable",
+            count = unreadable,
+            notes = format!(
+                "{}{}",
+                shown.join(", "),
+                if unreadable > shown.len() {
+                    ", …"
+                } else {
+                    ""
+                }
+            )
         ));
     }
     if !dry_run {
@@ -576,6 +622,7 @@ pub fn ask(
         attention: false,
         progress,
         log: &mut log,
+        lang,
     };
     let report = chain::run(
         crew,
@@ -596,6 +643,7 @@ pub fn ask(
         preview,
         attention,
         unreadable,
+        lang,
     })
 }
 

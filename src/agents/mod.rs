@@ -50,6 +50,8 @@ pub struct Ctx<'a> {
     /// The model this step may use (the run's choice: `--model`, else the definition's tier
     /// when it does model or hybrid work); hybrid agents call it for what needs one.
     pub model: Option<String>,
+    /// The language the reply is written in (the request's, else the user's).
+    pub lang: crate::lang::Lang,
 }
 
 impl Ctx<'_> {

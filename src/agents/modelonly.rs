@@ -13,19 +13,19 @@ pub fn needs_model_message(ctx: &Ctx) -> String {
         Some(ModelSpec::Tier(t)) => t.clone(),
         _ => "mid".to_string(),
     };
+    let l = ctx.lang;
     let why = match step.name.as_str() {
-        "transcriber" | "transcribe" => {
-            "turning a transcript into decisions and action items is language work"
-        }
-        "contact-sync" => "syncing contacts needs a model and a contacts connection",
-        "create-agent" => {
-            "designing an agent is an interview; `crew agents new NAME` does the mechanical part without a model"
-        }
-        _ => "this work needs a language model",
+        "transcriber" | "transcribe" => crate::tr!(l, "modelonly.why.transcript"),
+        "contact-sync" => crate::tr!(l, "modelonly.why.contacts"),
+        "create-agent" => crate::tr!(l, "modelonly.why.create_agent"),
+        _ => crate::tr!(l, "modelonly.why.other"),
     };
-    format!(
-        "**{}** runs only with a language model: {why}.\n\nTo enable it, map its tier in `.crew/config.yaml`:\n\n```yaml\nmodels:\n  {tier}: claude-sonnet-4-5   # or gpt-4.1-mini, gemini-2.5-flash, ollama/llama3.2\n```\n\nand set the provider's key (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, `GEMINI_API_KEY`) or `OLLAMA_HOST`. Or run it once with `crew ask --model ID …`. `crew doctor` shows what is configured.\n",
-        step.name
+    crate::tr!(
+        l,
+        "modelonly.needs_model",
+        agent = step.name,
+        why = why,
+        tier = tier
     )
 }
 

@@ -111,20 +111,21 @@ pub fn deadline_radar(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     items.extend(events);
     items.sort();
     let b = buckets(&items, today);
+    let l = ctx.lang;
     let titles = [
-        "Overdue",
-        "Critical (within 48 hours)",
-        "Upcoming (within 7 days)",
-        "On the horizon (within 30 days)",
+        crate::tr!(l, "radar.overdue"),
+        crate::tr!(l, "radar.critical"),
+        crate::tr!(l, "radar.upcoming"),
+        crate::tr!(l, "radar.horizon"),
     ];
-    let mut out = format!("## Deadline radar — {}\n\n", ctx.today());
+    let mut out = crate::tr!(l, "radar.heading", date = ctx.today());
     for (i, t) in titles.iter().enumerate() {
         out.push_str(&format!("### {t} ({})\n", b[i].len()));
         if b[i].is_empty() {
-            out.push_str("- none\n\n");
+            out.push_str(&crate::tr!(l, "radar.none"));
             continue;
         }
-        out.push_str("| Deadline | Source | Details |\n|---|---|---|\n");
+        out.push_str(&crate::tr!(l, "radar.table"));
         for d in &b[i] {
             let source = if d.note.is_empty() {
                 d.source.clone()
@@ -141,7 +142,7 @@ pub fn deadline_radar(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     }
     // saved emails carry a `deadline` key, so they are already among the notes
     for p in &calendar_problems {
-        out.push_str(&format!("- skipped: {p}\n"));
+        out.push_str(&crate::tr!(l, "radar.skipped", problem = p));
     }
     if ctx.asks(SAVE_WORDS) {
         let path = format!(
@@ -155,10 +156,11 @@ pub fn deadline_radar(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         );
         // one radar note a day: asking again updates its generated section
         let new = note::write(ctx, &path, &frontmatter, &out)?;
-        out.push_str(&format!(
-            "\n{} `{path}`.\n",
-            if new { "Saved as" } else { "Updated" }
-        ));
+        out.push_str(&if new {
+            crate::tr!(l, "radar.saved", path = path)
+        } else {
+            crate::tr!(l, "radar.updated", path = path)
+        });
     }
     Ok(NativeOutput {
         attention: !b[0].is_empty() || !b[1].is_empty(),

@@ -246,7 +246,12 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         .flat_map(|m| m.notes.iter())
         .any(|n| ctx.gate.dir_exists(&format!("{projects}/{n}")));
     ctx.data = serde_json::to_value(&captured).ok();
-    Ok(report::output(&captured, &ctx.today(), files_to_project))
+    Ok(report::output(
+        &captured,
+        &ctx.today(),
+        files_to_project,
+        ctx.lang,
+    ))
 }
 
 #[cfg(test)]

@@ -32,6 +32,9 @@ pub struct ChatInput {
     pub within: Option<Vec<String>>,
     /// The onboarding interview's answers (key, answer), in the order asked.
     pub answers: Option<Vec<(String, String)>>,
+    /// The language chosen in this session's onboarding: answers use it unless the request
+    /// is clearly in another.
+    pub lang: Option<crate::lang::Lang>,
 }
 
 /// Turns of the conversation handed to model agents, and characters kept of each side.
@@ -61,7 +64,7 @@ pub struct SessionState {
     pub pending: Option<Pending>,
     #[serde(default)]
     pub interview: Option<Interview>,
-    /// The language chosen in onboarding (kept for replies once messages are translated).
+    /// The language chosen in onboarding: the session's replies use it.
     #[serde(default)]
     pub language: Option<String>,
 }
@@ -248,6 +251,8 @@ pub struct Session {
     pub vault: PathBuf,
     /// Raised by Ctrl-C while a turn runs.
     pub cancel: Arc<AtomicBool>,
+    /// `--lang`: every turn answers in this language.
+    pub lang: Option<crate::lang::Lang>,
 }
 
 impl Session {
@@ -255,10 +260,16 @@ impl Session {
         Options {
             command: "chat".into(),
             session: Some(self.store.id.clone()),
+            lang: self.lang,
             history: self.state.history(),
             cancel: Some(self.cancel.clone()),
             chat: ChatInput {
                 conversation: self.state.conversation(),
+                lang: self
+                    .state
+                    .language
+                    .as_deref()
+                    .and_then(crate::lang::Lang::from_code),
                 ..ChatInput::default()
             },
             ..Options::default()
@@ -465,6 +476,11 @@ impl Session {
                 opts.agent = Some(iv.flow.clone());
                 opts.yes = true;
                 opts.chat.answers = Some(iv.answers.clone());
+                // the run's message is crew's own words: the reply follows the chosen language
+                opts.lang = opts.lang.or_else(|| {
+                    iv.get(crate::agents::onboard::LANGUAGE_KEY)
+                        .and_then(crate::lang::Lang::from_code)
+                });
                 match run::ask(&self.vault, crew, "set up the vault", &opts, progress) {
                     Ok(report) => {
                         if self.cancel.load(Ordering::SeqCst) {

@@ -120,6 +120,7 @@ pub fn chat(g: &Global, resume: Option<Option<&str>>) -> anyhow::Result<u8> {
         state,
         vault: vault.clone(),
         cancel,
+        lang: g.lang,
     };
     let mut input = Input::open();
     let history_path = crew::state::state_dir(&vault).join(HISTORY_FILE);

@@ -242,6 +242,7 @@ pub fn ask(g: &Global, message: &str, flags: AskFlags) -> anyhow::Result<u8> {
         max_depth: flags.max_depth,
         apply: flags.fix,
         command: "ask".into(),
+        lang: g.lang,
         ..Options::default()
     };
     let spinner = Spinner::start(g.json, "reading the vault");
@@ -265,9 +266,11 @@ pub fn ask(g: &Global, message: &str, flags: AskFlags) -> anyhow::Result<u8> {
         if let Some(step) = report.chain.steps.last()
             && let Some(q) = crew::dispatch::question::parse(&step.output)
         {
-            text.push_str(&format!(
-                "\nThe {} asks: {}\nA one-shot request cannot answer; `crew chat` can.\n",
-                step.agent, q.ask
+            text.push_str(&crew::tr!(
+                report.lang,
+                "render.question",
+                agent = step.agent,
+                ask = q.ask
             ));
         }
         out(&text)?;
@@ -472,6 +475,7 @@ pub fn maintain(
         fix_only: kinds,
         max_depth: Some(1),
         command: "maintain".into(),
+        lang: g.lang,
         ..Options::default()
     };
     // cron mails any output: the spinner shows on a terminal only, the route lines never
@@ -524,13 +528,9 @@ pub fn maintain(
         {
             s.push_str(&format!("  {l}\n"));
         }
-        s.push_str(&render::fix_lines(&fixes, &held, r.dry_run));
+        s.push_str(&render::fix_lines(&fixes, &held, r.dry_run, r.lang));
         if r.dry_run {
-            s.push_str(&format!(
-                "Dry run: nothing was written ({} fix{} planned).\n",
-                fixes.len(),
-                if fixes.len() == 1 { "" } else { "es" }
-            ));
+            s.push_str(&crew::trn!(r.lang, "render.maintain.dry_run", fixes.len()));
         }
         out(&s)?;
     }

@@ -45,6 +45,15 @@ pub struct Global {
     /// One JSON document on stdout, nothing else.
     #[arg(long, global = true)]
     pub json: bool,
+    /// Answer in this language (en, it, fr, es, de, pt, ja) whatever the request is written
+    /// in (default: $CREW_LANG, else the request's language, else the profile's).
+    #[arg(long, global = true, env = "CREW_LANG", value_parser = parse_lang)]
+    pub lang: Option<crew::lang::Lang>,
+}
+
+fn parse_lang(raw: &str) -> Result<crew::lang::Lang, String> {
+    crew::lang::Lang::from_code(raw)
+        .ok_or_else(|| format!("crew answers in en, it, fr, es, de, pt or ja, not `{raw}`"))
 }
 
 impl Global {

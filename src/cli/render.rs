@@ -1,7 +1,9 @@
 //! Human rendering of a request's report.
 
-use crew::dispatch::chain::ChainReport;
+use crew::dispatch::chain::{self, ChainReport};
+use crew::lang::Lang;
 use crew::run::Report;
+use crew::{tr, trn};
 
 /// A name for a suggested new agent: the need's first two words, lowercase and hyphenated.
 fn proposed_name(need: &str) -> String {
@@ -18,7 +20,16 @@ fn proposed_name(need: &str) -> String {
     }
 }
 
-pub fn chain_text(report: &ChainReport) -> String {
+/// Why a suggestion waited, in the reply's language (the JSON keeps the engine's words).
+fn deferred_why(lang: Lang, why: &str) -> String {
+    match why {
+        chain::DEFERRED_FULL => tr!(lang, "render.deferred.full"),
+        chain::DEFERRED_READ_ONLY => tr!(lang, "render.deferred.read_only"),
+        other => other.to_string(),
+    }
+}
+
+pub fn chain_text(report: &ChainReport, lang: Lang) -> String {
     let mut s = String::new();
     let many = report.steps.len() > 1;
     for step in &report.steps {
@@ -37,42 +48,54 @@ pub fn chain_text(report: &ChainReport) -> String {
         s.push('\n');
     }
     if !report.deferred.is_empty() {
-        s.push_str("\n━━ deferred ━━\n");
+        s.push_str(&tr!(lang, "render.deferred.heading"));
         for d in &report.deferred {
-            s.push_str(&format!(
-                "- the {} also suggested {}: {} — {}; to run it: {}\n",
-                d.suggested_by, d.agent, d.reason, d.why, d.command
+            s.push_str(&tr!(
+                lang,
+                "render.deferred.item",
+                by = d.suggested_by,
+                agent = d.agent,
+                reason = d.reason,
+                why = deferred_why(lang, &d.why),
+                command = d.command
             ));
         }
     }
     if !report.skipped.is_empty() {
-        s.push_str("\n━━ not run ━━\n");
+        s.push_str(&tr!(lang, "render.skipped.heading"));
         for k in &report.skipped {
             let again = if k.phrase.is_empty() {
                 String::new()
             } else {
-                format!(" — say \"{}\" to run it again", k.phrase)
+                tr!(lang, "render.skipped.again", phrase = k.phrase)
             };
-            s.push_str(&format!(
-                "- {} (suggested by {}): {}{again}\n",
-                k.agent, k.suggested_by, k.why
+            s.push_str(&tr!(
+                lang,
+                "render.skipped.item",
+                agent = k.agent,
+                by = k.suggested_by,
+                why = k.why,
+                again = again
             ));
         }
     }
     for n in &report.new_agents {
         let name = proposed_name(&n.need);
-        s.push_str(&format!(
-            "\nA new agent could help with {}: {}. Nothing was created. To create it:\n  crew agents new {name} --description \"{}\"\n",
-            n.need,
-            n.reason,
-            n.suggested_role.replace('"', "'")
+        s.push_str(&tr!(
+            lang,
+            "render.new_agent",
+            need = n.need,
+            reason = n.reason,
+            name = name,
+            role = n.suggested_role.replace('"', "'")
         ));
     }
     s
 }
 
 pub fn report_text(report: &Report) -> String {
-    let mut s = chain_text(&report.chain);
+    let lang = report.lang;
+    let mut s = chain_text(&report.chain, lang);
     let ops: usize = report
         .chain
         .steps
@@ -81,16 +104,18 @@ pub fn report_text(report: &Report) -> String {
         .sum();
     if report.dry_run {
         match &report.preview {
-            Some(p) => s.push_str(&format!(
-                "\nNothing was written: {} ({ops} planned change{}).\nTo apply this plan: {}\nTo run another agent: crew ask --agent NAME \"…\"  (e.g. {})\n",
-                p.why,
-                if ops == 1 { "" } else { "s" },
-                p.apply,
-                p.agent
+            Some(p) => s.push_str(&tr!(
+                lang,
+                "render.preview",
+                why = p.why,
+                changes = trn!(lang, "render.changes", ops),
+                apply = p.apply,
+                agent = p.agent
             )),
-            None => s.push_str(&format!(
-                "\nDry run: nothing was written ({ops} planned change{}).\n",
-                if ops == 1 { "" } else { "s" }
+            None => s.push_str(&tr!(
+                lang,
+                "render.dry_run",
+                changes = trn!(lang, "render.changes", ops)
             )),
         }
         for st in &report.chain.steps {
@@ -113,7 +138,12 @@ pub fn report_text(report: &Report) -> String {
 
 /// The nightly fixes, one line per note and change (like `git status`), then the kinds held
 /// back with the command that applies them.
-pub fn fix_lines(fixes: &[serde_json::Value], held: &[serde_json::Value], dry_run: bool) -> String {
+pub fn fix_lines(
+    fixes: &[serde_json::Value],
+    held: &[serde_json::Value],
+    dry_run: bool,
+    lang: Lang,
+) -> String {
     let field = |v: &serde_json::Value, k: &str| {
         v.get(k)
             .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string))
@@ -121,7 +151,11 @@ pub fn fix_lines(fixes: &[serde_json::Value], held: &[serde_json::Value], dry_ru
     };
     let mut s = String::new();
     if !fixes.is_empty() {
-        s.push_str(if dry_run { "Would fix:\n" } else { "Fixed:\n" });
+        s.push_str(&if dry_run {
+            tr!(lang, "render.fixes.would")
+        } else {
+            tr!(lang, "render.fixes.done")
+        });
     }
     for f in fixes {
         s.push_str(&format!(
@@ -132,12 +166,13 @@ pub fn fix_lines(fixes: &[serde_json::Value], held: &[serde_json::Value], dry_ru
         ));
     }
     for h in held {
-        s.push_str(&format!(
-            "Held back: {} would touch {} notes (more than {} allowed unasked); to apply: {}\n",
-            field(h, "kind"),
-            field(h, "notes"),
-            field(h, "limit"),
-            field(h, "command")
+        s.push_str(&tr!(
+            lang,
+            "render.fixes.held",
+            kind = field(h, "kind"),
+            notes = field(h, "notes"),
+            limit = field(h, "limit"),
+            command = field(h, "command")
         ));
     }
     s

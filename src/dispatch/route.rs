@@ -53,6 +53,10 @@ impl Decider {
     }
 }
 
+/// Why the default route took a request nothing else claimed (the reply says it in the
+/// request's language).
+pub const NO_MATCH: &str = "no trigger matched and no classifier is configured";
+
 impl Route {
     pub(crate) fn new(
         kind: Kind,
@@ -271,7 +275,7 @@ impl Router {
                 words.join(" "),
             );
         }
-        self.fallback("no trigger matched and no classifier is configured")
+        self.fallback(NO_MATCH)
     }
 
     fn fallback(&self, why: &str) -> Route {

@@ -35,7 +35,8 @@ pub fn crew(vault: &Path) -> Command {
     cmd.env_remove("CREW_VAULT")
         .env_remove("CREW_DIR")
         .env_remove("CREW_LOG")
-        .env_remove("CREW_TODAY");
+        .env_remove("CREW_TODAY")
+        .env_remove("CREW_LANG");
     cmd.arg("--vault").arg(vault);
     cmd
 }

@@ -69,7 +69,7 @@ pub fn defrag(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         &format!("defrag: {} changes; report {report}", run.changes.len()),
     )?;
     ctx.data = serde_json::to_value(&run).ok();
-    let mut out = run.reply(&report);
+    let mut out = run.reply(&report, ctx.lang);
     if !run.plan.stale_inbox.is_empty() {
         out.push_str(&suggestion(
             "sorter",

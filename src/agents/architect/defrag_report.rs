@@ -225,15 +225,34 @@ impl DefragRun {
     }
 
     /// The answer printed to the user: the summary, the changes and where the report is.
-    pub fn reply(&self, report_path: &str) -> String {
-        let mut out = format!("## Defrag — {}\n\n", self.date);
+    pub fn reply(&self, report_path: &str, l: crate::lang::Lang) -> String {
+        let mut out = crate::tr!(l, "defrag.heading", date = self.date);
         for (label, n) in self.summary() {
-            out.push_str(&format!("- {label}: {n}\n"));
+            out.push_str(&format!("- {}: {n}\n", summary_label(label, l)));
         }
-        out.push_str("\nChanges:\n");
+        out.push_str(&crate::tr!(l, "defrag.changes"));
         out.push_str(&self.changes_list());
-        out.push_str(&format!("\nReport: `{report_path}`\n"));
+        out.push_str(&crate::tr!(l, "defrag.report", path = report_path));
         out
+    }
+}
+
+/// A summary label in the reply's language (the report note keeps the English one).
+fn summary_label(label: &str, l: crate::lang::Lang) -> String {
+    use crate::tr;
+    match label {
+        "files moved" => tr!(l, "defrag.files_moved"),
+        "structures created" => tr!(l, "defrag.structures_created"),
+        "tags fixed" => tr!(l, "defrag.tags_fixed"),
+        "MOCs updated" => tr!(l, "defrag.mocs_updated"),
+        "inbox items triaged" => tr!(l, "defrag.inbox_triaged"),
+        "projects archived" => tr!(l, "defrag.projects_archived"),
+        "inbox notes older than 48 h" => tr!(l, "defrag.stale_inbox"),
+        "misplaced notes" => tr!(l, "defrag.misplaced"),
+        "tag spellings to merge" => tr!(l, "defrag.tag_merges"),
+        "tags to reformat" => tr!(l, "defrag.tag_formats"),
+        "archiving candidates" => tr!(l, "defrag.archive_candidates"),
+        other => other.to_string(),
     }
 }
 
@@ -307,6 +326,9 @@ mod tests {
     #[test]
     fn a_run_that_may_not_change_says_how_to_apply() {
         let r = run(Vec::new(), false);
-        assert!(r.reply("Meta/r.md").contains("crew ask --fix"));
+        assert!(
+            r.reply("Meta/r.md", crate::lang::Lang::En)
+                .contains("crew ask --fix")
+        );
     }
 }

@@ -300,14 +300,23 @@ fn may_add_structure(ctx: &Ctx) -> bool {
 
 /// What the architect would have built, when it may not: the homes and the command.
 fn structure_declined(ctx: &Ctx, wanted: &[(String, String)]) -> NativeOutput {
-    let mut out = format!(
-        "## Structure — {}\n\nThis vault keeps its own layout, so the architect adds folders, indexes and MOCs only when you ask for them. {} asked for:\n",
-        ctx.today(),
-        ctx.step.suggested_by.as_deref().unwrap_or("the request")
+    let l = ctx.lang;
+    let mut out = crate::tr!(
+        l,
+        "architect.declined",
+        date = ctx.today(),
+        by = ctx
+            .step
+            .suggested_by
+            .clone()
+            .unwrap_or_else(|| crate::tr!(l, "architect.the_request"))
     );
     for (kind, name) in wanted {
-        out.push_str(&format!(
-            "- {kind} {name} — to create it: `crew ask --agent architect \"create {kind} {name}\"`\n"
+        out.push_str(&crate::tr!(
+            l,
+            "architect.declined.item",
+            kind = kind,
+            name = name
         ));
     }
     NativeOutput {
@@ -342,7 +351,8 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             (kind, name)
         })
         .collect();
-    let mut out = format!("## Structure — {}\n\n", ctx.today());
+    let l = ctx.lang;
+    let mut out = crate::tr!(l, "architect.heading", date = ctx.today());
     let mut created_any = false;
     let mut homes = Vec::new();
     for (kind, name) in &wanted {
@@ -358,14 +368,20 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         };
         homes.push(folder.clone());
         if made.is_empty() {
-            out.push_str(&format!(
-                "- {kind} `{folder}/` already complete; nothing to create\n"
+            out.push_str(&crate::tr!(
+                l,
+                "architect.complete",
+                kind = kind,
+                folder = folder
             ));
         } else {
             created_any = true;
-            out.push_str(&format!(
-                "- {kind} `{folder}/`: created {}\n",
-                made.join(", ")
+            out.push_str(&crate::tr!(
+                l,
+                "architect.created",
+                kind = kind,
+                folder = folder,
+                items = made.join(", ")
             ));
             common::log_change(
                 ctx,
@@ -414,14 +430,15 @@ fn structure_report(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             gaps.push(format!("{area}/ has no MOC ({}/{leaf}.md)", f.moc));
         }
     }
-    let mut out = format!("## Structure review — {}\n\n", ctx.today());
+    let l = ctx.lang;
+    let mut out = crate::tr!(l, "architect.review.heading", date = ctx.today());
     if gaps.is_empty() {
-        out.push_str("Every area has its index and MOC. To add structure, say e.g. \"create a new area Health\" or \"new project Kitchen\".\n");
+        out.push_str(&crate::tr!(l, "architect.review.complete"));
     } else {
         for g in &gaps {
             out.push_str(&format!("- {g}\n"));
         }
-        out.push_str("\nTo create what is missing: `crew ask --fix \"defragment the vault\"`.\n");
+        out.push_str(&crate::tr!(l, "architect.review.fix"));
     }
     Ok(NativeOutput {
         postit: format!("structure review {}: {} gaps", ctx.today(), gaps.len()),
@@ -493,20 +510,18 @@ pub fn onboarding(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     if !made.is_empty() {
         common::log_change(ctx, "onboarding", &format!("created {} items", made.len()))?;
     }
-    let mut out = format!("## Onboarding — {}\n\n", ctx.today());
+    let l = ctx.lang;
+    let mut out = crate::tr!(l, "onboarding.heading", date = ctx.today());
     if made.is_empty() {
-        out.push_str("The vault already has its skeleton. Name areas to add, e.g. \"set up the vault with areas Work, Health\".\n");
+        out.push_str(&crate::tr!(l, "onboarding.nothing"));
     } else {
-        out.push_str(&format!("Created {} items:\n", made.len()));
+        out.push_str(&crate::tr!(l, "onboarding.created", count = made.len()));
         for m in &made {
             out.push_str(&format!("- {m}\n"));
         }
     }
     if interviewed.is_none() {
-        out.push_str(&format!(
-            "\nEdit `{}/user-profile.md` to tell the crew about yourself, or run `crew chat` and say \"set up the vault\" to be asked.\n",
-            f.meta
-        ));
+        out.push_str(&crate::tr!(l, "onboarding.profile_hint", meta = f.meta));
     }
     Ok(NativeOutput {
         postit: format!("onboarding {}: areas {}", ctx.today(), areas.join(", ")),
@@ -517,8 +532,8 @@ pub fn onboarding(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
 
 /// `/manage-agent`: lists the crew; edits and removals are CLI commands.
 pub fn manage_agent(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
-    let mut out =
-        String::from("## Your crew\n\n| agent | kind | status | model |\n|---|---|---|---|\n");
+    let l = ctx.lang;
+    let mut out = crate::tr!(l, "crew.heading");
     for a in &ctx.crew.agents {
         let custom = !crate::crew::Crew::is_core(&a.name);
         let status = ctx
@@ -531,11 +546,15 @@ pub fn manage_agent(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         out.push_str(&format!(
             "| {} | {} | {} | {} |\n",
             a.name,
-            if custom { "custom" } else { "core" },
-            if status == Status::Active {
-                "active"
+            if custom {
+                crate::tr!(l, "crew.custom")
             } else {
-                "disabled"
+                crate::tr!(l, "crew.core")
+            },
+            if status == Status::Active {
+                crate::tr!(l, "crew.active")
+            } else {
+                crate::tr!(l, "crew.disabled")
             },
             a.model.label()
         ));
@@ -552,7 +571,7 @@ pub fn manage_agent(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             r.name
         ));
     }
-    out.push_str("\nCreate one with `crew agents new NAME`; change one with `crew agents disable|enable|remove NAME`. Core agents cannot be removed.\n");
+    out.push_str(&crate::tr!(l, "crew.hint"));
     Ok(NativeOutput {
         postit: "listed the crew".into(),
         text: out,

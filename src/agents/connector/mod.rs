@@ -16,6 +16,8 @@ use super::{Ctx, NativeOutput};
 use crate::analysis::graph::{Graph, GraphAudit, graph_audit, is_moc};
 use crate::dispatch::normalize::normalize;
 use crate::gate::GateError;
+use crate::lang::Lang;
+use crate::tr;
 use crate::vault::Vault;
 use discover::{Candidate, Discovery};
 
@@ -30,13 +32,13 @@ pub fn display(vault: &Vault, i: usize) -> String {
     }
 }
 
-fn strength(score: f64) -> &'static str {
+fn strength(score: f64, l: Lang) -> String {
     if score >= 6.0 {
-        "strong"
+        tr!(l, "connector.strong")
     } else if score >= 3.0 {
-        "medium"
+        tr!(l, "connector.medium")
     } else {
-        "weak"
+        tr!(l, "connector.weak")
     }
 }
 
@@ -148,21 +150,23 @@ fn named_note(vault: &Vault, request: &str) -> Option<usize> {
 fn graph_health(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let f = ctx.config.folders.clone();
     let g = graph_audit(ctx.gate.vault(), &f);
-    let mut out = audit_text(ctx.gate.vault(), &g, &ctx.today());
+    let l = ctx.lang;
+    let mut out = audit_text(ctx.gate.vault(), &g, &ctx.today(), l);
     let plans = orphan_plans(ctx, &g);
     let vault = ctx.gate.vault();
     if !plans.is_empty() {
-        out.push_str(&format!(
-            "### Links for orphans (the {} with the strongest candidates, of {})\n",
-            plans.len(),
-            g.orphans.len()
+        out.push_str(&tr!(
+            l,
+            "connector.orphans.heading",
+            count = plans.len(),
+            orphans = g.orphans.len()
         ));
         for (orphan, c) in &plans {
             out.push_str(&format!(
                 "- [[{}]] ← [[{}]] ({}: {})\n",
                 display(vault, *orphan),
                 display(vault, c.note),
-                strength(c.score),
+                strength(c.score, l),
                 c.why.join("; ")
             ));
         }
@@ -176,11 +180,9 @@ fn graph_health(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
                 applied += 1;
             }
         }
-        out.push_str(&format!(
-            "Added {applied} link(s): each orphan above is now linked from its best neighbour's `## Related` section.\n"
-        ));
+        out.push_str(&tr!(l, "connector.orphans.added", count = applied));
     } else if !plans.is_empty() {
-        out.push_str("No link was added. Say \"connect the notes and apply\" (or run with `--fix`) to link each orphan from its best neighbour.\n");
+        out.push_str(&tr!(l, "connector.orphans.not_added"));
     }
     out.push_str(&folders_without_moc(ctx));
     Ok(NativeOutput {
@@ -196,23 +198,19 @@ fn graph_health(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     })
 }
 
-fn audit_text(vault: &Vault, g: &GraphAudit, today: &str) -> String {
-    let mut out = format!(
-        "## Graph audit — {today}: health score **{}**/100\n\n",
-        g.score
-    );
-    out.push_str(&format!(
-        "{} notes, {} links ({:.1} per note), {} cluster{} (largest {}), {} MOC{} reaching {:.0} % of notes, reciprocal {:.0} %.\n\n| metric | weight | score |\n|---|---|---|\n",
-        g.notes,
-        g.edges,
-        g.avg_links,
-        g.components,
-        if g.components == 1 { "" } else { "s" },
-        g.largest_component,
-        g.mocs,
-        if g.mocs == 1 { "" } else { "s" },
-        g.moc_coverage,
-        g.reciprocal_pct
+fn audit_text(vault: &Vault, g: &GraphAudit, today: &str, l: Lang) -> String {
+    let mut out = tr!(l, "connector.audit.heading", date = today, score = g.score);
+    out.push_str(&tr!(
+        l,
+        "connector.audit.summary",
+        notes = g.notes,
+        links = g.edges,
+        per_note = format!("{:.1}", g.avg_links),
+        clusters = g.components,
+        largest = g.largest_component,
+        mocs = g.mocs,
+        coverage = format!("{:.0}", g.moc_coverage),
+        reciprocal = format!("{:.0}", g.reciprocal_pct)
     ));
     for m in &g.metrics {
         out.push_str(&format!(
@@ -220,11 +218,14 @@ fn audit_text(vault: &Vault, g: &GraphAudit, today: &str) -> String {
             m.name, m.weight, m.score
         ));
     }
-    out.push_str("\n### Most connected\n");
+    out.push_str(&tr!(l, "connector.audit.most_connected"));
     for (i, inn, outn) in &g.most_connected {
-        out.push_str(&format!(
-            "- [[{}]] — {inn} in, {outn} out\n",
-            display(vault, *i)
+        out.push_str(&tr!(
+            l,
+            "connector.audit.in_out",
+            note = display(vault, *i),
+            incoming = inn,
+            outgoing = outn
         ));
     }
     let mut worst: Vec<_> = g.metrics.iter().filter(|m| m.score < 100.0).collect();
@@ -234,7 +235,7 @@ fn audit_text(vault: &Vault, g: &GraphAudit, today: &str) -> String {
             .unwrap_or(std::cmp::Ordering::Equal)
     });
     if !worst.is_empty() {
-        out.push_str("\n### Where the score is lost\n");
+        out.push_str(&tr!(l, "connector.audit.lost"));
         for m in worst.iter().take(3) {
             out.push_str(&format!(
                 "- {}: {} (score {:.0}/100)\n",
@@ -320,15 +321,16 @@ fn connections_for(ctx: &mut Ctx, target: usize) -> Result<NativeOutput, GateErr
     let vault = ctx.gate.vault();
     let name = display(vault, target);
     let found = Discovery::new(vault, &*ctx.gate, &ctx.config.folders).candidates(target, 10);
-    let mut out = format!("## Connections for [[{name}]]\n\n");
+    let l = ctx.lang;
+    let mut out = tr!(l, "connector.for.heading", note = name);
     if found.is_empty() {
-        out.push_str("No unlinked note shares rare words, links, citations or tags with it.\n");
+        out.push_str(&tr!(l, "connector.for.none"));
     }
     for c in &found {
         out.push_str(&format!(
             "- [[{}]] — {} ({})\n",
             display(vault, c.note),
-            strength(c.score),
+            strength(c.score, l),
             c.why.join("; ")
         ));
     }
@@ -339,11 +341,9 @@ fn connections_for(ctx: &mut Ctx, target: usize) -> Result<NativeOutput, GateErr
                 applied += 1;
             }
         }
-        out.push_str(&format!(
-            "\nAdded {applied} link(s) to the `## Related` section of [[{name}]].\n"
-        ));
+        out.push_str(&tr!(l, "connector.for.added", count = applied, note = name));
     } else if !found.is_empty() {
-        out.push_str("\nNothing was changed. Say \"… and apply\" to add the first five to its `## Related` section.\n");
+        out.push_str(&tr!(l, "connector.for.not_added"));
     }
     Ok(NativeOutput {
         postit: format!(
@@ -363,32 +363,35 @@ fn constellation(ctx: &Ctx, center: usize) -> NativeOutput {
     let g = Graph::of(vault, f);
     let rings = g.rings(center, 2);
     let name = display(vault, center);
-    let mut out = format!("## Constellation around [[{name}]]\n\n");
-    out.push_str(&format!("### One link away ({})\n", rings[0].len()));
+    let l = ctx.lang;
+    let mut out = tr!(l, "connector.constellation.heading", note = name);
+    out.push_str(&tr!(
+        l,
+        "connector.constellation.one",
+        count = rings[0].len()
+    ));
     for &j in &rings[0] {
         let dir = match (g.out[center].contains(&j), g.incoming[center].contains(&j)) {
-            (true, true) => "both ways",
-            (true, false) => "it links there",
-            _ => "links to it",
+            (true, true) => tr!(l, "connector.constellation.both"),
+            (true, false) => tr!(l, "connector.constellation.out"),
+            _ => tr!(l, "connector.constellation.in"),
         };
         out.push_str(&format!("- [[{}]] — {dir}\n", display(vault, j)));
     }
     let mut second = rings[1].clone();
     second.sort_by_key(|&j| (std::cmp::Reverse(g.undirected[j].len()), j));
-    out.push_str(&format!(
-        "\n### Two links away ({}; the best connected)\n",
-        second.len()
-    ));
+    out.push_str(&tr!(l, "connector.constellation.two", count = second.len()));
     for &j in second.iter().take(10) {
-        out.push_str(&format!(
-            "- [[{}]] — {} links\n",
-            display(vault, j),
-            g.undirected[j].len()
+        out.push_str(&tr!(
+            l,
+            "connector.constellation.links",
+            note = display(vault, j),
+            count = g.undirected[j].len()
         ));
     }
     let near = Discovery::new(vault, &*ctx.gate, f).candidates(center, 5);
     if !near.is_empty() {
-        out.push_str("\n### Close but not linked\n");
+        out.push_str(&tr!(l, "connector.constellation.near"));
         for c in &near {
             out.push_str(&format!(
                 "- [[{}]] ({})\n",
@@ -414,23 +417,21 @@ fn bridges(ctx: &Ctx) -> NativeOutput {
     let vault = ctx.gate.vault();
     let g = Graph::of(vault, &ctx.config.folders);
     let found = g.bridges();
-    let mut out = format!("## Bridge notes — {}\n\n", ctx.today());
+    let l = ctx.lang;
+    let mut out = tr!(l, "connector.bridges.heading", date = ctx.today());
     if found.is_empty() {
-        out.push_str("No single note holds parts of the graph together: every cluster stays connected without any one of its notes.\n");
+        out.push_str(&tr!(l, "connector.bridges.none"));
     } else {
-        out.push_str(&format!(
-            "{} note{} alone connect parts of the graph; if one went, its parts would drift apart. Strengthen them with a second path (a MOC, or a link between the parts).\n\n",
-            found.len(),
-            if found.len() == 1 { "" } else { "s" }
-        ));
+        out.push_str(&tr!(l, "connector.bridges.summary", count = found.len()));
     }
     for (v, parts) in found.iter().take(15) {
         let sizes: Vec<String> = parts.iter().map(|p| p.to_string()).collect();
-        out.push_str(&format!(
-            "- [[{}]] joins {} parts ({} notes)\n",
-            display(vault, *v),
-            parts.len(),
-            sizes.join(" | ")
+        out.push_str(&tr!(
+            l,
+            "connector.bridges.item",
+            note = display(vault, *v),
+            parts = parts.len(),
+            sizes = sizes.join(" | ")
         ));
     }
     NativeOutput {
@@ -476,24 +477,31 @@ fn people_network(ctx: &Ctx) -> NativeOutput {
             }
         }
     }
-    let mut out = format!(
-        "## People network — {}\n\n{} people notes.\n\n",
-        ctx.today(),
-        people.len()
+    let l = ctx.lang;
+    let mut out = tr!(
+        l,
+        "connector.people.heading",
+        date = ctx.today(),
+        count = people.len()
     );
     let mut ranked: Vec<(usize, usize)> = people
         .iter()
         .map(|&p| (p, mentions.get(&p).copied().unwrap_or(0)))
         .collect();
     ranked.sort_by_key(|&(p, c)| (std::cmp::Reverse(c), p));
-    out.push_str("### Most mentioned\n");
+    out.push_str(&tr!(l, "connector.people.most"));
     for (p, c) in ranked.iter().filter(|(_, c)| *c > 0).take(15) {
-        out.push_str(&format!("- [[{}]] — in {c} notes\n", display(vault, *p)));
+        out.push_str(&tr!(
+            l,
+            "connector.people.in_notes",
+            note = display(vault, *p),
+            count = c
+        ));
     }
     let mut pairs: Vec<((usize, usize), usize)> = together.into_iter().collect();
     pairs.sort_by_key(|&(k, c)| (std::cmp::Reverse(c), k));
     if !pairs.is_empty() {
-        out.push_str("\n### Often together\n");
+        out.push_str(&tr!(l, "connector.people.together"));
         for ((a, b), c) in pairs.iter().take(10) {
             out.push_str(&format!(
                 "- [[{}]] and [[{}]] — {c} notes\n",
@@ -508,10 +516,11 @@ fn people_network(ctx: &Ctx) -> NativeOutput {
         .map(|(p, _)| format!("[[{}]]", display(vault, *p)))
         .collect();
     if !unmentioned.is_empty() {
-        out.push_str(&format!(
-            "\n### Never mentioned ({})\n{}\n",
-            unmentioned.len(),
-            unmentioned
+        out.push_str(&tr!(
+            l,
+            "connector.people.never",
+            count = unmentioned.len(),
+            notes = unmentioned
                 .iter()
                 .take(20)
                 .cloned()

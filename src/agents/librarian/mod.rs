@@ -16,6 +16,17 @@ use super::{Ctx, NativeOutput};
 use crate::analysis::health::{Audit, Verdict, audit, exempt, pct, verdict};
 use crate::crew::Folders;
 use crate::gate::GateError;
+use crate::lang::Lang;
+use crate::tr;
+
+/// The verdict in the reply's language (the report note and `--json` keep the English label).
+fn verdict_text(l: Lang, v: Verdict) -> String {
+    match v {
+        Verdict::Healthy => tr!(l, "verdict.healthy"),
+        Verdict::NeedsAttention => tr!(l, "verdict.needs_attention"),
+        Verdict::Critical => tr!(l, "verdict.critical"),
+    }
+}
 
 fn list<T>(out: &mut String, title: &str, items: &[T], show: impl Fn(&T) -> String) {
     if items.is_empty() {
@@ -46,13 +57,13 @@ fn run_fixes(ctx: &mut Ctx, a: &Audit) -> Result<(Vec<Fix>, Vec<Held>), GateErro
 }
 
 /// The fixes as `git status` would show them: one line per note and change.
-fn fix_lines(out: &mut String, dry_run: bool, done: &[Fix], held: &[Held]) {
+fn fix_lines(out: &mut String, l: Lang, dry_run: bool, done: &[Fix], held: &[Held]) {
     if !done.is_empty() {
-        out.push_str(&format!(
-            "### Safe fixes {} ({})\n",
-            if dry_run { "planned" } else { "applied" },
-            done.len()
-        ));
+        out.push_str(&if dry_run {
+            tr!(l, "fixes.planned", count = done.len())
+        } else {
+            tr!(l, "fixes.applied", count = done.len())
+        });
         for f in done {
             out.push_str(&format!("- {} `{}`: {}\n", f.kind.name(), f.path, f.what));
         }
@@ -103,8 +114,8 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         return Ok(growth(ctx));
     }
     if ctx.asks(&["stale", "stale content", "obsolete", "old notes"]) {
-        let mut out = format!("## Stale content — {}\n\n", ctx.today());
-        stale_bands(&mut out, &a);
+        let mut out = tr!(ctx.lang, "librarian.stale.heading", date = ctx.today());
+        stale_bands(&mut out, ctx.lang, &a);
         return Ok(NativeOutput {
             postit: format!("stale check {}: {} stale", ctx.today(), a.stale.len()),
             text: out,
@@ -131,31 +142,54 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         audit(ctx.gate.vault(), &*ctx.gate, &ctx.config.folders, today)
     };
     let v = verdict(&a);
-    let mut out = format!("## Quick health check — {}: **{v}**\n\n", ctx.today());
-    out.push_str(&format!(
-        "| check | count |\n|---|---|\n| notes | {} |\n| inbox notes | {} |\n| broken links | {} |\n| notes without frontmatter | {} |\n| orphans | {} |\n| duplicate names | {} |\n\n",
-        a.notes, a.inbox, a.broken.len(), a.without_frontmatter.len(), a.orphans.len(), a.duplicate_names.len()
+    let l = ctx.lang;
+    let mut out = tr!(
+        l,
+        "librarian.quick.heading",
+        date = ctx.today(),
+        verdict = verdict_text(l, v)
+    );
+    out.push_str(&tr!(
+        l,
+        "librarian.quick.table",
+        notes = a.notes,
+        inbox = a.inbox,
+        broken = a.broken.len(),
+        without = a.without_frontmatter.len(),
+        orphans = a.orphans.len(),
+        duplicates = a.duplicate_names.len()
     ));
-    list(&mut out, "Broken links", &a.broken, |b| {
-        let likely = match b.likely.as_slice() {
-            [one] => format!(" → likely [[{}]] (safe fix)", name_of(one)),
-            [] => String::new(),
-            many => format!(" → {} candidates", many.len()),
-        };
-        format!("[[{}]] in {}{likely}", b.target, b.source)
-    });
     list(
         &mut out,
-        "Duplicate names",
+        &tr!(l, "librarian.broken_links"),
+        &a.broken,
+        |b| {
+            let likely = match b.likely.as_slice() {
+                [one] => tr!(l, "librarian.broken.likely", note = name_of(one)),
+                [] => String::new(),
+                many => tr!(l, "librarian.broken.candidates", count = many.len()),
+            };
+            tr!(
+                l,
+                "librarian.broken.item",
+                target = b.target,
+                source = b.source,
+                likely = likely
+            )
+        },
+    );
+    list(
+        &mut out,
+        &tr!(l, "librarian.duplicate_names"),
         &a.duplicate_names,
         |(n, ps)| format!("{n}: {}", ps.join(", ")),
     );
     if consistency {
         consistency_lists(&mut out, &a);
     }
-    fix_lines(&mut out, ctx.gate.is_dry_run(), &done, &held);
+    fix_lines(&mut out, l, ctx.gate.is_dry_run(), &done, &held);
     if !ctx.apply && a.broken.iter().any(|b| b.likely.len() == 1) {
-        out.push_str("Safe fixes are available: run `crew maintain --fix` (or ask to \"fix the vault\") to apply them.\n");
+        out.push_str(&tr!(l, "librarian.fixes_available"));
     }
     out.push_str(&audit_suggestions(&a, &ctx.config.folders));
     Ok(NativeOutput {
@@ -193,11 +227,11 @@ fn consistency_lists(out: &mut String, a: &Audit) {
     });
 }
 
-fn stale_bands(out: &mut String, a: &Audit) {
+fn stale_bands(out: &mut String, l: Lang, a: &Audit) {
     let bands = [
-        (30, 60, "possibly stale (30–60 days)"),
-        (60, 90, "likely stale (60–90 days)"),
-        (90, i64::MAX, "almost certainly stale (90+ days)"),
+        (30, 60, tr!(l, "librarian.stale.possibly")),
+        (60, 90, tr!(l, "librarian.stale.likely")),
+        (90, i64::MAX, tr!(l, "librarian.stale.certainly")),
     ];
     for (lo, hi, label) in bands {
         let items: Vec<_> = a
@@ -205,11 +239,13 @@ fn stale_bands(out: &mut String, a: &Audit) {
             .iter()
             .filter(|(_, age, _)| *age >= lo && *age < hi)
             .collect();
-        list(out, label, &items, |(p, age, linked)| {
-            format!(
-                "{p} — {age} days{}",
-                if *linked { " (still linked: keep)" } else { "" }
-            )
+        list(out, &label, &items, |(p, age, linked)| {
+            let keep = if *linked {
+                tr!(l, "librarian.stale.keep")
+            } else {
+                String::new()
+            };
+            tr!(l, "librarian.stale.item", note = p, days = age, keep = keep)
         });
     }
 }
@@ -221,8 +257,9 @@ pub fn deep_clean(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let vault = ctx.gate.vault();
     let today = ctx.now.date();
     let a = audit(vault, &*ctx.gate, &ctx.config.folders, today);
-    let mut out = String::from("\n## Deep clean\n\n");
-    stale_bands(&mut out, &a);
+    let l = ctx.lang;
+    let mut out = tr!(l, "librarian.deep.heading");
+    stale_bands(&mut out, l, &a);
     let finished: BTreeSet<usize> = vault
         .notes
         .iter()
@@ -245,7 +282,7 @@ pub fn deep_clean(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     }
     list(
         &mut out,
-        "Links to completed or archived notes",
+        &tr!(l, "librarian.deep.finished_links"),
         &outdated,
         |s| s.clone(),
     );
@@ -262,22 +299,19 @@ pub fn deep_clean(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             }
         }
     }
-    list(&mut out, "Expired deadlines", &expired, |s| s.clone());
+    list(&mut out, &tr!(l, "librarian.deep.expired"), &expired, |s| {
+        s.clone()
+    });
     let tiny: Vec<String> = vault
         .notes
         .iter()
         .filter(|n| !exempt(&n.path, &ctx.config.folders) && n.body_len < 40)
         .map(|n| n.path.clone())
         .collect();
-    list(
-        &mut out,
-        "Empty or near-empty notes (under 40 bytes of body)",
-        &tiny,
-        |s| s.clone(),
-    );
-    out.push_str(
-        "Nothing was archived or deleted: review the lists and archive what you no longer need.\n",
-    );
+    list(&mut out, &tr!(l, "librarian.deep.tiny"), &tiny, |s| {
+        s.clone()
+    });
+    out.push_str(&tr!(l, "librarian.deep.nothing_archived"));
     // suggestions must stay at the end of the answer
     let (head, tail) = match result.text.find("\n### Suggested next agent") {
         Some(i) => (result.text[..i].to_string(), result.text[i..].to_string()),
@@ -326,28 +360,33 @@ fn growth(ctx: &mut Ctx) -> NativeOutput {
             .or_default() += 1;
         *by_weekday.entry(d.format("%A").to_string()).or_default() += 1;
     }
-    let mut out = format!(
-        "## Growth analytics — {}\n\n- notes: {}\n- this week: {} (previous week: {})\n- this month: {} (previous month: {})\n\n",
-        ctx.today(),
-        vault.notes.len(),
-        within(0, 7),
-        within(7, 14),
-        within(0, 30),
-        within(30, 60)
+    let l = ctx.lang;
+    let mut out = tr!(
+        l,
+        "librarian.growth.heading",
+        date = ctx.today(),
+        notes = vault.notes.len(),
+        week = within(0, 7),
+        previous_week = within(7, 14),
+        month = within(0, 30),
+        previous_month = within(30, 60)
     );
     let types: Vec<(String, usize)> = by_type.into_iter().collect();
-    list(&mut out, "Types", &types, |(t, c)| {
-        format!("{t}: {c} ({:.0} %)", pct(*c, dated.len()))
-    });
+    list(
+        &mut out,
+        &tr!(l, "librarian.growth.types"),
+        &types,
+        |(t, c)| format!("{t}: {c} ({:.0} %)", pct(*c, dated.len())),
+    );
     let areas: Vec<(String, usize)> = by_area.into_iter().collect();
     list(
         &mut out,
-        "New notes by top folder (30 days)",
+        &tr!(l, "librarian.growth.folders"),
         &areas,
         |(a, c)| format!("{a}: {c}"),
     );
     if let Some((day, c)) = by_weekday.iter().max_by_key(|(_, c)| **c) {
-        out.push_str(&format!("Most productive weekday: {day} ({c} notes).\n"));
+        out.push_str(&tr!(l, "librarian.growth.weekday", day = day, count = c));
     }
     NativeOutput {
         postit: format!("growth {}: {} this week", ctx.today(), within(0, 7)),

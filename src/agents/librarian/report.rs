@@ -7,6 +7,7 @@ use crate::agents::fixes::{Fix, Held};
 use crate::agents::{Ctx, NativeOutput};
 use crate::analysis::health::{Audit, Verdict, audit, health_score, verdict};
 use crate::gate::GateError;
+use crate::tr;
 
 /// The latest health report before this one — today's own, when this is a second run today —
 /// and its score.
@@ -92,27 +93,52 @@ pub fn vault_audit(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         "librarian",
         &format!("wrote health report {report_path} (score {score})"),
     )?;
-    let mut out = format!(
-        "## Vault audit — {}: **{v}**, health score {trend}\n\nReport: `{report_path}`\n\n",
-        ctx.today()
+    let l = ctx.lang;
+    let reply_trend = match &prev {
+        Some((path, p)) => {
+            let d = i64::from(score) - i64::from(*p);
+            let change = format!("{}{d}", if d >= 0 { "+" } else { "" });
+            if *path == report_path {
+                tr!(l, "audit.trend.today", score = score, change = change)
+            } else {
+                let since = format!("[[{}]]", name_of(path));
+                tr!(
+                    l,
+                    "audit.trend.since",
+                    score = score,
+                    change = change,
+                    since = since
+                )
+            }
+        }
+        None => tr!(l, "audit.trend.first", score = score),
+    };
+    let mut out = tr!(
+        l,
+        "audit.heading",
+        date = ctx.today(),
+        verdict = super::verdict_text(l, v),
+        trend = reply_trend,
+        report = report_path
     );
-    out.push_str(&format!(
-        "- broken links: {} ({} with a safe fix)\n- ambiguous links: {}\n- orphans: {}\n- duplicate names: {}; identical content: {}; near-identical: {}\n- frontmatter: {} without, {} invalid, {} missing keys\n- inbox: {} ({} older than 48 h)\n",
-        a.broken.len(),
-        a.broken.iter().filter(|b| b.likely.len() == 1).count(),
-        a.ambiguous.len(),
-        a.orphans.len(),
-        a.duplicate_names.len(),
-        a.identical.len(),
-        a.near_duplicates.len(),
-        a.without_frontmatter.len(),
-        a.frontmatter_errors.len(),
-        a.missing_keys.len(),
-        a.inbox,
-        a.inbox_old.len()
+    out.push_str(&tr!(
+        l,
+        "audit.counts",
+        broken = a.broken.len(),
+        safe = a.broken.iter().filter(|b| b.likely.len() == 1).count(),
+        ambiguous = a.ambiguous.len(),
+        orphans = a.orphans.len(),
+        duplicates = a.duplicate_names.len(),
+        identical = a.identical.len(),
+        near = a.near_duplicates.len(),
+        without = a.without_frontmatter.len(),
+        invalid = a.frontmatter_errors.len(),
+        missing = a.missing_keys.len(),
+        inbox = a.inbox,
+        old = a.inbox_old.len()
     ));
     out.push('\n');
-    fix_lines(&mut out, ctx.gate.is_dry_run(), &done, &held);
+    fix_lines(&mut out, l, ctx.gate.is_dry_run(), &done, &held);
     out.push_str(&audit_suggestions(&a, &ctx.config.folders));
     Ok(NativeOutput {
         attention: v != Verdict::Healthy,

@@ -7,6 +7,7 @@ use crate::agents::common::{fold, suggestion};
 use crate::agents::{Ctx, NativeOutput};
 use crate::analysis::health::exempt;
 use crate::gate::GateError;
+use crate::tr;
 
 /// Tags listed in `Meta/tag-taxonomy.md` (every `#tag` written in it).
 fn taxonomy(ctx: &Ctx) -> BTreeSet<String> {
@@ -43,55 +44,47 @@ pub fn tag_garden(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     }
     let tax = taxonomy(ctx);
     let total = counted.len().max(1);
-    let mut out = format!(
-        "## Tag garden — {}\n\n{} distinct tags on {} of {} notes.\n\n",
-        ctx.today(),
-        counts.len(),
-        tagged_notes,
-        counted.len()
+    let l = ctx.lang;
+    let mut out = tr!(
+        l,
+        "tags.heading",
+        date = ctx.today(),
+        tags = counts.len(),
+        tagged = tagged_notes,
+        notes = counted.len()
     );
     let mut top: Vec<(&String, &usize)> = counts.iter().collect();
     top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     list(
         &mut out,
-        "Top tags",
+        &tr!(l, "tags.top"),
         &top.iter().take(10).collect::<Vec<_>>(),
         |(t, c)| format!("#{t} — {c}"),
     );
     if !tax.is_empty() {
         let unused: Vec<&String> = tax.iter().filter(|t| !counts.contains_key(*t)).collect();
-        list(&mut out, "In the taxonomy but unused", &unused, |t| {
+        list(&mut out, &tr!(l, "tags.unused"), &unused, |t| {
             format!("#{t}")
         });
         let orphan: Vec<&String> = counts.keys().filter(|t| !tax.contains(*t)).collect();
-        list(&mut out, "Used but not in the taxonomy", &orphan, |t| {
+        list(&mut out, &tr!(l, "tags.not_in_taxonomy"), &orphan, |t| {
             format!("#{t}")
         });
     }
     let merges = merge_suggestions(&counts);
-    list(
-        &mut out,
-        "Suggested merges (near-duplicates)",
-        &merges,
-        |s| s.clone(),
-    );
+    list(&mut out, &tr!(l, "tags.merges"), &merges, |s| s.clone());
     let over: Vec<String> = counts
         .iter()
         .filter(|(_, c)| counted.len() >= 10 && **c * 2 >= total)
-        .map(|(t, c)| format!("#{t} — on {c} of {total} notes, too broad"))
+        .map(|(t, c)| tr!(l, "tags.too_broad", tag = t, count = c, total = total))
         .collect();
-    list(&mut out, "Over-used", &over, |s| s.clone());
+    list(&mut out, &tr!(l, "tags.over_used"), &over, |s| s.clone());
     let under: Vec<String> = counts
         .iter()
         .filter(|(_, c)| **c <= 2)
         .map(|(t, c)| format!("#{t} — {c}"))
         .collect();
-    list(
-        &mut out,
-        "Used once or twice (typo or too narrow?)",
-        &under,
-        |s| s.clone(),
-    );
+    list(&mut out, &tr!(l, "tags.rare"), &under, |s| s.clone());
     let bad: Vec<String> = raw_forms
         .values()
         .flatten()
@@ -100,8 +93,8 @@ pub fn tag_garden(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             (canonical != *t).then(|| format!("#{t} → #{canonical}"))
         })
         .collect();
-    list(&mut out, "Format (lowercase, hyphens)", &bad, |s| s.clone());
-    out.push_str("No tag was changed: apply the merges you agree with.\n");
+    list(&mut out, &tr!(l, "tags.format"), &bad, |s| s.clone());
+    out.push_str(&tr!(l, "tags.nothing_changed"));
     if tax.is_empty() {
         out.push_str(&suggestion(
             "architect",

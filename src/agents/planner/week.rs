@@ -135,22 +135,29 @@ fn render(ctx: &Ctx, items: &[Dated], monday: NaiveDate) -> (String, usize, usiz
         .map(|d| (priority(ctx, d), d))
         .collect();
     let free: Vec<&Day> = days.iter().filter(|d| d.lines.is_empty()).collect();
-    let mut out = format!("## Week of {monday} to {sunday}\n\n## Week at a Glance\n");
-    out.push_str(&format!(
-        "- events and meetings: {}\n- due this week: {}\n- overdue: {}\n- free days: {}\n\n## Priorities\n",
-        days.iter().map(|d| d.lines.len()).sum::<usize>() - this_week.len(),
-        this_week.len(),
-        overdue.len(),
-        free.len()
+    let lang = ctx.lang;
+    let none = crate::tr!(lang, "agenda.none");
+    // the `##` sections are the week note's template sections: they keep their names
+    let mut out = crate::tr!(lang, "agenda.heading", monday = monday, sunday = sunday);
+    out.push_str("## Week at a Glance\n");
+    out.push_str(&crate::tr!(
+        lang,
+        "agenda.glance",
+        events = days.iter().map(|d| d.lines.len()).sum::<usize>() - this_week.len(),
+        due = this_week.len(),
+        overdue = overdue.len(),
+        free = free.len()
     ));
-    out.push_str(&format!("### Overdue ({})\n", overdue.len()));
-    push_items(&mut out, overdue.iter().map(|d| item_line(d)));
-    out.push_str(&format!("### Due this week ({})\n", this_week.len()));
-    push_items(&mut out, this_week.iter().map(|(_, d)| item_line(d)));
+    out.push_str("## Priorities\n");
+    out.push_str(&crate::tr!(lang, "agenda.overdue", count = overdue.len()));
+    push_items(&mut out, &none, overdue.iter().map(|d| item_line(d)));
+    out.push_str(&crate::tr!(lang, "agenda.due", count = this_week.len()));
+    push_items(&mut out, &none, this_week.iter().map(|(_, d)| item_line(d)));
     this_week.sort_by_key(|(p, d)| (*p, d.date));
-    out.push_str("### By priority\n");
+    out.push_str(&crate::tr!(lang, "agenda.by_priority"));
     push_items(
         &mut out,
+        &none,
         this_week
             .iter()
             .map(|(p, d)| format!("{} — {}", priority_label(*p), item_line(d))),
@@ -158,13 +165,14 @@ fn render(ctx: &Ctx, items: &[Dated], monday: NaiveDate) -> (String, usize, usiz
     out.push_str("## Free Blocks\n");
     push_items(
         &mut out,
+        &none,
         free.iter()
-            .map(|d| format!("{} — no events or deadlines", d.date.format("%A %Y-%m-%d"))),
+            .map(|d| crate::tr!(lang, "agenda.free", day = d.date.format("%A %Y-%m-%d"))),
     );
     for d in &days {
         out.push_str(&format!("### {}\n", d.date.format("%A %Y-%m-%d")));
         if d.lines.is_empty() {
-            out.push_str("- no commitments\n");
+            out.push_str(&crate::tr!(lang, "agenda.no_commitments"));
         }
         for l in &d.lines {
             out.push_str(&format!("- {l}\n"));
@@ -174,26 +182,27 @@ fn render(ctx: &Ctx, items: &[Dated], monday: NaiveDate) -> (String, usize, usiz
     if let Some(busiest) = days.iter().max_by_key(|d| d.lines.len())
         && busiest.lines.len() >= 4
     {
-        out.push_str(&format!(
-            "Heaviest day: {} with {} items.\n",
-            busiest.date.format("%A"),
-            busiest.lines.len()
+        out.push_str(&crate::tr!(
+            lang,
+            "agenda.heaviest",
+            day = busiest.date.format("%A"),
+            count = busiest.lines.len()
         ));
     }
     for p in &problems {
-        out.push_str(&format!("- skipped: {p}\n"));
+        out.push_str(&crate::tr!(lang, "radar.skipped", problem = p));
     }
     (out, this_week.len(), overdue.len())
 }
 
-fn push_items(out: &mut String, lines: impl Iterator<Item = String>) {
+fn push_items(out: &mut String, none: &str, lines: impl Iterator<Item = String>) {
     let mut any = false;
     for l in lines {
         out.push_str(&format!("- {l}\n"));
         any = true;
     }
     if !any {
-        out.push_str("- none\n");
+        out.push_str(&format!("- {none}\n"));
     }
     out.push('\n');
 }
@@ -212,10 +221,11 @@ pub fn weekly_agenda(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     );
     let new = note::write(ctx, &path, &frontmatter, &generated)?;
     let mut out = generated;
-    out.push_str(&format!(
-        "\n{} `{path}` (your own text outside the generated section is kept).\n",
-        if new { "Wrote" } else { "Updated" }
-    ));
+    out.push_str(&if new {
+        crate::tr!(ctx.lang, "agenda.wrote", path = path)
+    } else {
+        crate::tr!(ctx.lang, "agenda.updated", path = path)
+    });
     Ok(NativeOutput {
         postit: format!("agenda for week of {monday}: {due} items, note {path}"),
         text: out,

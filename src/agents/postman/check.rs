@@ -86,7 +86,13 @@ pub fn check_mail(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         .and_then(|l| l.strip_prefix("last check "))
         .and_then(|l| l.split(',').next())
         .map(str::to_string);
-    let text = render(&listed, &fetched, since.as_deref(), model.as_ref());
+    let text = render(
+        &listed,
+        &fetched,
+        since.as_deref(),
+        model.as_ref(),
+        ctx.lang,
+    );
     ctx.data = Some(data(&listed, &fetched, model.as_ref()));
     remember(ctx, &mut postit, &source, &fetched, &listed);
     let today = ctx.now.date();
@@ -184,10 +190,18 @@ fn render(
     fetched: &Fetched,
     since: Option<&str>,
     model: Option<&ModelPart>,
+    l: crate::lang::Lang,
 ) -> String {
+    let group_titles = [
+        crate::tr!(l, "mail.group.vip"),
+        crate::tr!(l, "mail.group.people"),
+        crate::tr!(l, "mail.group.deadline"),
+        crate::tr!(l, "mail.group.other"),
+        crate::tr!(l, "mail.group.bulk"),
+    ];
     let mut out = match since {
-        Some(s) => format!("## Mail — {} new since {s}\n", listed.len()),
-        None => format!("## Mail — {} message(s) (first check)\n", listed.len()),
+        Some(s) => crate::tr!(l, "mail.heading.since", count = listed.len(), since = s),
+        None => crate::tr!(l, "mail.heading.first", count = listed.len()),
     };
     let mut n = 0;
     for (g, title) in GROUPS.iter().enumerate() {
@@ -195,10 +209,11 @@ fn render(
         if members.is_empty() {
             continue;
         }
-        out.push_str(&format!("\n### {title} ({})\n", members.len()));
-        for l in members {
+        let shown = group_titles.get(g).map_or(*title, String::as_str);
+        out.push_str(&format!("\n### {shown} ({})\n", members.len()));
+        for m in members {
             n += 1;
-            out.push_str(&line_of(n, l));
+            out.push_str(&line_of(n, m));
             out.push('\n');
             if let Some(s) = model.and_then(|m| m.summaries.get(&n)) {
                 out.push_str(&format!("   ↳ {s}\n"));
@@ -206,12 +221,12 @@ fn render(
         }
     }
     if listed.is_empty() {
-        out.push_str("\nNothing new.\n");
+        out.push_str(&crate::tr!(l, "mail.nothing_new"));
     }
     if let Some(m) = model {
         out.push_str(&model_lines(m, listed.len()));
     }
-    render_tail(&mut out, listed, fetched);
+    render_tail(&mut out, listed, fetched, l);
     out
 }
 
@@ -244,22 +259,27 @@ fn model_lines(m: &ModelPart, listed: usize) -> String {
 }
 
 /// Older mail not listed, skipped files, what to say next, and a missing People note.
-fn render_tail(out: &mut String, listed: &[Listed], fetched: &Fetched) {
+fn render_tail(out: &mut String, listed: &[Listed], fetched: &Fetched, l: crate::lang::Lang) {
     if fetched.more > 0 {
-        out.push_str(&format!(
-            "\n{} older new message(s) are not listed (only the newest {} are).\n",
-            fetched.more,
-            source::MAX_LISTED
+        out.push_str(&crate::tr!(
+            l,
+            "mail.more",
+            count = fetched.more,
+            shown = source::MAX_LISTED
         ));
     }
     if !fetched.problems.is_empty() {
-        out.push_str(&format!("\n### Skipped ({})\n", fetched.problems.len()));
+        out.push_str(&crate::tr!(
+            l,
+            "mail.skipped",
+            count = fetched.problems.len()
+        ));
         for p in &fetched.problems {
             out.push_str(&format!("- {p}\n"));
         }
     }
     if !listed.is_empty() {
-        out.push_str("\nSay \"save email N\" to keep one as a note, \"save important emails\" for the VIP, people and deadline ones, or \"draft a reply to email N\" (with a model; nothing is sent).\n");
+        out.push_str(&crate::tr!(l, "mail.save_hint"));
     }
     let unknown = listed
         .iter()

@@ -125,7 +125,8 @@ fn upcoming(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let to = today + Duration::days(7);
     let loaded = events_between(ctx, today, to).unwrap_or_default();
     let dir = Directory::load(ctx.gate.vault(), &ctx.config.folders);
-    let mut out = format!("## Calendar — {today} to {to}\n");
+    let lang = ctx.lang;
+    let mut out = crate::tr!(lang, "calendar.heading", from = today, to = to);
     let mut day = None;
     let live: Vec<&Event> = loaded.events.iter().filter(|e| !e.cancelled).collect();
     for e in &live {
@@ -143,16 +144,20 @@ fn upcoming(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             out.push_str(&format!(" · {}", md_inline(l)));
         }
         if !people.is_empty() {
-            out.push_str(&format!(" · with {}", people.join(", ")));
+            out.push_str(&crate::tr!(
+                lang,
+                "calendar.with",
+                people = people.join(", ")
+            ));
         }
         out.push('\n');
     }
     if live.is_empty() {
-        out.push_str("\nNo events.\n");
+        out.push_str(&crate::tr!(lang, "calendar.none"));
     }
     out.push_str(&problems_section(&loaded.problems));
     if !live.is_empty() {
-        out.push_str("\nSay \"import events\" to make a meeting note for each.\n");
+        out.push_str(&crate::tr!(lang, "calendar.import_hint"));
     }
     Ok(NativeOutput {
         text: out,
@@ -290,18 +295,26 @@ fn import(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             }
         }
     }
-    let mut out = format!(
-        "## Events imported — {from} to {to}\n\n{} new, {} updated, {} unchanged{}.\n",
-        created.len(),
-        updated.len(),
-        unchanged,
-        if cancelled > 0 {
-            format!(", {cancelled} cancelled (no note made)")
+    let lang = ctx.lang;
+    let mut out = crate::tr!(
+        lang,
+        "calendar.imported",
+        from = from,
+        to = to,
+        new = created.len(),
+        updated = updated.len(),
+        unchanged = unchanged,
+        cancelled = if cancelled > 0 {
+            crate::tr!(lang, "calendar.cancelled", count = cancelled)
         } else {
             String::new()
         }
     );
-    for (title, list) in [("New", &created), ("Updated", &updated)] {
+    let (new_title, updated_title) = (
+        crate::tr!(lang, "calendar.new"),
+        crate::tr!(lang, "calendar.updated"),
+    );
+    for (title, list) in [(new_title, &created), (updated_title, &updated)] {
         if !list.is_empty() {
             out.push_str(&format!("\n### {title}\n"));
             for p in list {
@@ -311,7 +324,7 @@ fn import(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     }
     out.push_str(&problems_section(&loaded.problems));
     if loaded.files == 0 && loaded.problems.is_empty() {
-        out.push_str("\nThe configured calendar paths hold no `.ics` file.\n");
+        out.push_str(&crate::tr!(lang, "calendar.no_files"));
     }
     let mut postit = super::state::PostIt::parse(ctx.postit.as_deref());
     postit.set(

@@ -68,16 +68,23 @@ fn links(list: &[String]) -> String {
 }
 
 /// The answer shown to the user and the post-it kept.
-pub fn output(c: &Captured, today: &str, files_to_project: bool) -> NativeOutput {
+pub fn output(
+    c: &Captured,
+    today: &str,
+    files_to_project: bool,
+    l: crate::lang::Lang,
+) -> NativeOutput {
     let n = c.notes.len();
-    let mut out = format!("## Captured {n} note{}\n\n", if n == 1 { "" } else { "s" });
+    let mut out = crate::trn!(l, "scribe.heading", n);
     if n > 1 {
-        out.push_str(&format!(
-            "Identified {n} items: {} task(s), {} idea(s), {} note(s), {} event(s).\n\n",
-            c.count(ItemKind::Task),
-            c.count(ItemKind::Idea),
-            c.count(ItemKind::Note),
-            c.count(ItemKind::Event)
+        out.push_str(&crate::tr!(
+            l,
+            "scribe.items",
+            count = n,
+            tasks = c.count(ItemKind::Task),
+            ideas = c.count(ItemKind::Idea),
+            notes = c.count(ItemKind::Note),
+            events = c.count(ItemKind::Event)
         ));
     }
     for p in &c.notes {
@@ -85,29 +92,35 @@ pub fn output(c: &Captured, today: &str, files_to_project: bool) -> NativeOutput
         if let Some(t) = &p.task {
             out.push_str(&format!("  `{t}`\n"));
         } else if let Some(d) = p.date.filter(|_| p.item == ItemKind::Event) {
-            out.push_str(&format!("  on {d}\n"));
+            out.push_str(&crate::tr!(l, "scribe.on_date", date = d));
         }
     }
     if c.notes.iter().any(|p| p.task.is_some()) {
         let f = &c.task_format;
         let basis = if f.seen.iter().sum::<usize>() == 0 {
-            "no task in the vault shows a format yet".to_string()
+            crate::tr!(l, "scribe.format.unseen")
         } else {
-            format!(
-                "the vault's tasks: {} emoji, {} Dataview, {} @due",
-                f.seen[0], f.seen[1], f.seen[2]
+            crate::tr!(
+                l,
+                "scribe.format.seen",
+                emoji = f.seen[0],
+                dataview = f.seen[1],
+                due = f.seen[2]
             )
         };
-        out.push_str(&format!(
-            "\nTask format: {} — {basis}.\n",
-            format_name(f.format)
+        out.push_str(&crate::tr!(
+            l,
+            "scribe.format",
+            format = format_name(f.format),
+            basis = basis
         ));
     }
     if !c.linked.is_empty() {
         let names: Vec<String> = c.linked.iter().flat_map(|m| m.notes.clone()).collect();
-        out.push_str(&format!(
-            "\nLinked: {}\n",
-            names
+        out.push_str(&crate::tr!(
+            l,
+            "scribe.linked",
+            notes = names
                 .iter()
                 .map(|n| format!("[[{n}]]"))
                 .collect::<Vec<_>>()
@@ -115,10 +128,11 @@ pub fn output(c: &Captured, today: &str, files_to_project: bool) -> NativeOutput
         ));
     }
     for a in &c.ambiguous {
-        out.push_str(&format!(
-            "\nNot linked: \"{}\" could be {}; write the full name to link it.\n",
-            a.said,
-            links(&a.notes)
+        out.push_str(&crate::tr!(
+            l,
+            "scribe.ambiguous",
+            said = a.said,
+            notes = links(&a.notes)
         ));
     }
     if files_to_project {

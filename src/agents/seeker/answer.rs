@@ -136,32 +136,33 @@ fn central(vault: &Vault, hits: &[Hit]) -> Vec<String> {
 }
 
 /// The answer as Markdown.
-pub fn render(a: &Answer) -> String {
-    let mut out = format!("## What the vault says about \"{}\"\n\n", a.topic);
+pub fn render(a: &Answer, l: crate::lang::Lang) -> String {
+    let mut out = crate::tr!(l, "seeker.answer.heading", topic = a.topic);
     if a.passages.is_empty() {
-        out.push_str("No note says anything about it. Try other words, or a search: `crew ask \"find …\"`.\n");
+        out.push_str(&crate::tr!(l, "seeker.answer.nothing"));
         return out;
     }
     let links: Vec<String> = a.central.iter().map(|c| format!("[[{c}]]")).collect();
-    out.push_str(&format!(
-        "{} note{} mention{} it; the central one{}: {}.\n\n",
-        a.notes,
-        if a.notes == 1 { "" } else { "s" },
-        if a.notes == 1 { "s" } else { "" },
-        if links.len() == 1 { " is" } else { "s are" },
-        links.join(", ")
+    out.push_str(&crate::trn!(
+        l,
+        "seeker.answer.summary",
+        links.len(),
+        notes = a.notes,
+        central = links.join(", ")
     ));
     for p in &a.passages {
         let under = if p.heading.is_empty() {
             String::new()
         } else {
-            format!(", under \"{}\"", p.heading)
+            crate::tr!(l, "seeker.answer.under", heading = p.heading)
         };
-        out.push_str(&format!(
-            "> {}\n\n— [[{}]], line {}{under}\n\n",
-            passages::excerpt(&p.text, 400),
-            p.title,
-            p.line
+        out.push_str(&crate::tr!(
+            l,
+            "seeker.answer.passage",
+            text = passages::excerpt(&p.text, 400),
+            note = p.title,
+            line = p.line,
+            under = under
         ));
     }
     out

@@ -190,40 +190,38 @@ fn around(line: &str, col: usize, max: usize) -> String {
 }
 
 /// The backlinks as Markdown.
-pub fn render(found: &Backlinks) -> String {
+pub fn render(found: &Backlinks, l: crate::lang::Lang) -> String {
     let n = found.notes.len();
-    let mut out = format!(
-        "## {n} note{} link{} to [[{}]]\n\n",
-        if n == 1 { "" } else { "s" },
-        if n == 1 { "s" } else { "" },
-        found.target
-    );
+    let mut out = crate::trn!(l, "seeker.backlinks.heading", n, note = found.target);
     if found.target_path.is_none() && n == 0 {
-        out.push_str(&format!(
-            "No note called \"{}\" exists, and no link points at that name.\n",
-            found.target
+        out.push_str(&crate::tr!(
+            l,
+            "seeker.backlinks.no_such_note",
+            note = found.target
         ));
         return out;
     }
     if found.target_path.is_none() {
-        out.push_str(&format!(
-            "No note called \"{}\" exists; these links point at it anyway.\n\n",
-            found.target
+        out.push_str(&crate::tr!(
+            l,
+            "seeker.backlinks.dangling",
+            note = found.target
         ));
     }
     for b in &found.notes {
         out.push_str(&format!("- [[{}]] — `{}`\n", b.title, b.path));
-        for l in &b.links {
-            out.push_str(&format!(
-                "  - line {} ({}): {}\n",
-                l.line,
-                l.form.label(),
-                l.text
+        for link in &b.links {
+            out.push_str(&crate::tr!(
+                l,
+                "seeker.backlinks.line",
+                line = link.line,
+                form = link.form.label(),
+                text = link.text
             ));
         }
     }
     if n == 0 {
-        out.push_str("No note links to it.\n");
+        out.push_str(&crate::tr!(l, "seeker.backlinks.none"));
     }
     out
 }

@@ -130,57 +130,75 @@ fn only(x: &[String], y: &[String]) -> Vec<String> {
 }
 
 /// The comparison as Markdown: a table, then what is shared and what only one has.
-pub fn render(c: &Comparison) -> String {
+pub fn render(c: &Comparison, l: crate::lang::Lang) -> String {
     let (a, b) = (&c.a, &c.b);
     let link = |s: &String| format!("[[{s}]]");
     let tag = |s: &String| format!("#{s}");
     let cell = |s: &str| s.replace('|', "\\|");
-    let mut out = format!("## [[{}]] and [[{}]] side by side\n\n", a.title, b.title);
+    let mut out = crate::tr!(l, "seeker.compare.heading", a = a.title, b = b.title);
     out.push_str(&format!(
         "| | [[{}]] | [[{}]] |\n|---|---|---|\n",
         a.title, b.title
     ));
     let rows = [
-        ("Path", format!("`{}`", a.path), format!("`{}`", b.path)),
         (
-            "Date",
+            crate::tr!(l, "seeker.compare.path"),
+            format!("`{}`", a.path),
+            format!("`{}`", b.path),
+        ),
+        (
+            crate::tr!(l, "seeker.compare.date"),
             a.date.clone().unwrap_or("—".into()),
             b.date.clone().unwrap_or("—".into()),
         ),
-        ("Words", a.words.to_string(), b.words.to_string()),
-        ("Says", cell(&a.says), cell(&b.says)),
         (
-            "Sections",
+            crate::tr!(l, "seeker.compare.words"),
+            a.words.to_string(),
+            b.words.to_string(),
+        ),
+        (
+            crate::tr!(l, "seeker.compare.says"),
+            cell(&a.says),
+            cell(&b.says),
+        ),
+        (
+            crate::tr!(l, "seeker.compare.sections"),
             cell(&first(&a.sections)),
             cell(&first(&b.sections)),
         ),
         (
-            "Links out",
+            crate::tr!(l, "seeker.compare.links_out"),
             a.links.len().to_string(),
             b.links.len().to_string(),
         ),
         (
-            "Linked from",
+            crate::tr!(l, "seeker.compare.linked_from"),
             a.backlinks.to_string(),
             b.backlinks.to_string(),
         ),
-        ("Tags", list(&a.tags, tag), list(&b.tags, tag)),
+        (
+            crate::tr!(l, "seeker.compare.tags"),
+            list(&a.tags, tag),
+            list(&b.tags, tag),
+        ),
     ];
     for (label, x, y) in rows {
         out.push_str(&format!("| {label} | {x} | {y} |\n"));
     }
-    out.push_str(&format!(
-        "\n### Shared\n- Links: {}\n- Tags: {}\n",
-        list(&c.shared_links, link),
-        list(&c.shared_tags, tag)
+    out.push_str(&crate::tr!(
+        l,
+        "seeker.compare.shared",
+        links = list(&c.shared_links, link),
+        tags = list(&c.shared_tags, tag)
     ));
     for (this, other) in [(a, b), (b, a)] {
-        out.push_str(&format!(
-            "\n### Only in [[{}]]\n- Links: {}\n- Tags: {}\n- Sections: {}\n",
-            this.title,
-            list(&only(&this.links, &other.links), link),
-            list(&only(&this.tags, &other.tags), tag),
-            list(&only(&this.sections, &other.sections), String::clone)
+        out.push_str(&crate::tr!(
+            l,
+            "seeker.compare.only",
+            note = this.title,
+            links = list(&only(&this.links, &other.links), link),
+            tags = list(&only(&this.tags, &other.tags), tag),
+            sections = list(&only(&this.sections, &other.sections), String::clone)
         ));
     }
     out

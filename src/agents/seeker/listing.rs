@@ -48,7 +48,7 @@ pub fn search_mode(ctx: &mut Ctx, request: &str) -> Result<NativeOutput, GateErr
             .trim()
             .to_string();
     }
-    let mut out = render(&hits, within, &shown);
+    let mut out = render(&hits, within, &shown, ctx.lang);
     out.push_str(&broken_links_note(ctx, &hits));
     ctx.data = Some(serde_json::json!({
         "mode": "search",
@@ -62,14 +62,15 @@ pub fn search_mode(ctx: &mut Ctx, request: &str) -> Result<NativeOutput, GateErr
 }
 
 /// The hits as a numbered list; `within` is the earlier result set being refined.
-fn render(hits: &[Hit], within: Option<&[String]>, shown: &str) -> String {
+fn render(hits: &[Hit], within: Option<&[String]>, shown: &str, l: crate::lang::Lang) -> String {
     let mut out = String::new();
     if let Some(earlier) = within {
-        out.push_str(&format!(
-            "## {} of the {} earlier results{}\n\n",
-            hits.len(),
-            earlier.len(),
-            if shown.is_empty() {
+        out.push_str(&crate::tr!(
+            l,
+            "seeker.refine.heading",
+            count = hits.len(),
+            earlier = earlier.len(),
+            query = if shown.is_empty() {
                 String::new()
             } else {
                 format!(" (\"{shown}\")")
@@ -79,10 +80,11 @@ fn render(hits: &[Hit], within: Option<&[String]>, shown: &str) -> String {
             out.push_str(&format!("{}. [[{}]] — `{}`\n", i + 1, h.title, h.path));
         }
     } else {
-        out.push_str(&format!(
-            "## Found {} note{} for \"{shown}\"\n\n",
+        out.push_str(&crate::trn!(
+            l,
+            "seeker.found.heading",
             hits.len(),
-            if hits.len() == 1 { "" } else { "s" }
+            query = shown
         ));
         for (i, h) in hits.iter().enumerate() {
             if h.line > 0 {
@@ -100,9 +102,9 @@ fn render(hits: &[Hit], within: Option<&[String]>, shown: &str) -> String {
         }
     }
     if hits.is_empty() && within.is_some() {
-        out.push_str("None of the earlier results fits; they are kept for the next question.\n");
+        out.push_str(&crate::tr!(l, "seeker.refine.none"));
     } else if hits.is_empty() {
-        out.push_str("Nothing matched. Try fewer words, another spelling, or a filter such as `tag:` or `type:`.\n");
+        out.push_str(&crate::tr!(l, "seeker.found.none"));
     }
     out
 }

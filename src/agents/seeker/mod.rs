@@ -67,7 +67,7 @@ fn hits_for(ctx: &Ctx, q: &Query, limit: usize) -> Vec<Hit> {
 fn backlinks_mode(ctx: &mut Ctx, target: &str) -> NativeOutput {
     let vault = ctx.gate.vault();
     let found = backlinks::find(vault, &*ctx.gate, target);
-    let mut text = backlinks::render(&found);
+    let mut text = backlinks::render(&found, ctx.lang);
     if found.notes.is_empty()
         && let Some(path) = &found.target_path
     {
@@ -94,7 +94,7 @@ fn answer_mode(ctx: &mut Ctx, topic: &str) -> NativeOutput {
     let q = terms_of(topic);
     let hits = hits_for(ctx, &q, 30);
     let found = answer::build(ctx.gate.vault(), &*ctx.gate, topic, &q.terms, &hits);
-    let mut text = answer::render(&found);
+    let mut text = answer::render(&found, ctx.lang);
     text.push_str(&broken_links_note(ctx, &hits));
     let postit = format!(
         "last answer: \"{topic}\" → {} passages from {} notes",
@@ -124,15 +124,13 @@ fn compare_mode(ctx: &mut Ctx, a: &str, b: &str) -> NativeOutput {
     let (Some(ia), Some(ib)) = (ia, ib) else {
         let missing = if ia.is_none() { a } else { b };
         return NativeOutput {
-            text: format!(
-                "No note matches \"{missing}\", so there is nothing to compare. Name two notes: `compare [[A]] and [[B]]`.\n"
-            ),
+            text: crate::tr!(ctx.lang, "seeker.compare.missing", note = missing),
             postit: format!("compare: \"{missing}\" not found"),
             attention: false,
         };
     };
     let found = compare::build(vault, &*ctx.gate, ia, ib);
-    let text = compare::render(&found);
+    let text = compare::render(&found, ctx.lang);
     let postit = format!("compared [[{}]] and [[{}]]", found.a.title, found.b.title);
     ctx.data = Some(serde_json::json!({
         "mode": "compare",
@@ -152,7 +150,7 @@ fn timeline_mode(ctx: &mut Ctx, topic: &str) -> NativeOutput {
     let hits = hits_for(ctx, &q, if q.terms.is_empty() { 200 } else { 100 });
     let notes: Vec<&crate::vault::Note> = hits.iter().filter_map(|h| vault.note(&h.path)).collect();
     let found = timeline::build(topic, &notes);
-    let text = timeline::render(&found);
+    let text = timeline::render(&found, ctx.lang);
     let postit = format!(
         "timeline of \"{topic}\": {} dated notes",
         found.entries.len()
@@ -184,7 +182,7 @@ fn revisit_mode(ctx: &mut Ctx, topic: &str) -> NativeOutput {
         format!("{}/", folders.meta),
     ];
     let found = revisit::find(vault, ctx.now.date(), among.as_deref(), &skip);
-    let text = revisit::render(&found);
+    let text = revisit::render(&found, ctx.lang);
     let postit = format!("revisit: {} stale notes still linked", found.len());
     ctx.data = Some(serde_json::json!({
         "mode": "revisit",

@@ -76,11 +76,13 @@ pub fn find(
 }
 
 /// The list as Markdown.
-pub fn render(found: &[Stale]) -> String {
-    let mut out = format!(
-        "## {} note{} worth revisiting\n\nUntouched for {STALE_DAYS}+ days, yet linked from notes of the last {RECENT_DAYS} days.\n\n",
+pub fn render(found: &[Stale], l: crate::lang::Lang) -> String {
+    let mut out = crate::trn!(
+        l,
+        "seeker.revisit.heading",
         found.len(),
-        if found.len() == 1 { "" } else { "s" }
+        stale = STALE_DAYS,
+        recent = RECENT_DAYS
     );
     for s in found.iter().take(25) {
         let from: Vec<String> = s
@@ -90,21 +92,22 @@ pub fn render(found: &[Stale]) -> String {
             .map(|f| format!("[[{f}]]"))
             .collect();
         let more = s.linked_from.len().saturating_sub(5);
-        out.push_str(&format!(
-            "- [[{}]] — untouched since {} ({} days); linked from {}{}\n",
-            s.title,
-            s.touched,
-            s.days,
-            from.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
+        out.push_str(&crate::tr!(
+            l,
+            "seeker.revisit.item",
+            note = s.title,
+            touched = s.touched,
+            days = s.days,
+            from = from.join(", "),
+            more = if more > 0 {
+                crate::tr!(l, "seeker.revisit.more", count = more)
             } else {
                 String::new()
             }
         ));
     }
     if found.is_empty() {
-        out.push_str("Nothing: no old note is linked from recent work.\n");
+        out.push_str(&crate::tr!(l, "seeker.revisit.none"));
     }
     out
 }

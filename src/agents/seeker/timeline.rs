@@ -87,12 +87,12 @@ pub fn build(topic: &str, notes: &[&Note]) -> Timeline {
 }
 
 /// The timeline as Markdown, a `###` heading per month.
-pub fn render(t: &Timeline) -> String {
-    let mut out = format!(
-        "## Timeline of \"{}\" ({} dated note{})\n",
-        t.topic,
+pub fn render(t: &Timeline, l: crate::lang::Lang) -> String {
+    let mut out = crate::trn!(
+        l,
+        "seeker.timeline.heading",
         t.entries.len(),
-        if t.entries.len() == 1 { "" } else { "s" }
+        topic = t.topic
     );
     let mut month = String::new();
     for e in &t.entries {
@@ -102,17 +102,17 @@ pub fn render(t: &Timeline) -> String {
             month = m;
         }
         let from = match e.source {
-            DateSource::Created => "",
-            DateSource::Date => " (date)",
-            DateSource::Filename => " (from the file name)",
+            DateSource::Created => String::new(),
+            DateSource::Date => crate::tr!(l, "seeker.timeline.from_date"),
+            DateSource::Filename => crate::tr!(l, "seeker.timeline.from_name"),
         };
         out.push_str(&format!("- {} — [[{}]]{from}\n", e.date, e.title));
     }
     if t.entries.is_empty() {
-        out.push_str("\nNo matching note has a date.\n");
+        out.push_str(&crate::tr!(l, "seeker.timeline.none"));
     }
     if !t.undated.is_empty() {
-        out.push_str("\n### Undated\n");
+        out.push_str(&crate::tr!(l, "seeker.timeline.undated"));
         for u in &t.undated {
             out.push_str(&format!("- [[{u}]]\n"));
         }
@@ -145,7 +145,7 @@ mod tests {
         let b = Note::parse_text("b.md", "---\ndate: 2026-01-15\n---\nx");
         let c = Note::parse_text("c.md", "x");
         let t = build("x", &[&a, &b, &c]);
-        let text = render(&t);
+        let text = render(&t, crate::lang::Lang::En);
         let jan = text.find("### 2026-01").unwrap();
         let mar = text.find("### 2026-03").unwrap();
         assert!(jan < mar);

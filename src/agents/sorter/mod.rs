@@ -135,17 +135,15 @@ fn stem_of(path: &str) -> String {
 fn smart_batch(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let groups = clusters(ctx);
     let apply = ctx.apply || ctx.asks(&["apply", "cross link", "link them"]);
-    let mut head = format!(
-        "## Smart batch — {} cluster{}\n\n",
-        groups.len(),
-        if groups.len() == 1 { "" } else { "s" }
-    );
+    let l = ctx.lang;
+    let mut head = crate::trn!(l, "sorter.batch.heading", groups.len());
     for (n, (paths, why)) in groups.iter().enumerate() {
-        head.push_str(&format!(
-            "### Cluster {} ({} notes: {})\n",
-            n + 1,
-            paths.len(),
-            why.join("; ")
+        head.push_str(&crate::tr!(
+            l,
+            "sorter.batch.cluster",
+            number = n + 1,
+            count = paths.len(),
+            why = why.join("; ")
         ));
         for p in paths {
             head.push_str(&format!("- {}\n", stem_of(p)));
@@ -179,9 +177,7 @@ fn smart_batch(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         }
     }
     if !groups.is_empty() && !apply {
-        head.push_str(
-            "Say \"smart batch and apply\" to cross-link each cluster before filing.\n\n",
-        );
+        head.push_str(&crate::tr!(l, "sorter.batch.apply_hint"));
     }
     let mut filed = triage(ctx, "sorter")?;
     filed.text = format!("{head}{}", filed.text);
@@ -231,10 +227,16 @@ fn priority_triage(ctx: &mut Ctx) -> NativeOutput {
         rows.push((rank, n.name().to_string(), why));
     }
     rows.sort();
-    let labels = ["Critical", "High", "Normal", "Low"];
-    let mut out = format!("## Priority triage — {}\n\n", ctx.today());
+    let l = ctx.lang;
+    let labels = [
+        crate::tr!(l, "sorter.priority.critical"),
+        crate::tr!(l, "sorter.priority.high"),
+        crate::tr!(l, "sorter.priority.normal"),
+        crate::tr!(l, "sorter.priority.low"),
+    ];
+    let mut out = crate::tr!(l, "sorter.priority.heading", date = ctx.today());
     if rows.is_empty() {
-        out.push_str("The inbox is empty.\n");
+        out.push_str(&crate::tr!(l, "sorter.inbox_empty"));
     }
     for (rank, label) in labels.iter().enumerate() {
         let items: Vec<_> = rows.iter().filter(|r| r.0 as usize == rank).collect();
@@ -247,7 +249,7 @@ fn priority_triage(ctx: &mut Ctx) -> NativeOutput {
         }
         out.push('\n');
     }
-    out.push_str("Nothing was moved. Say \"file my notes\" to file them.\n");
+    out.push_str(&crate::tr!(l, "sorter.priority.nothing_moved"));
     NativeOutput {
         attention: rows.iter().any(|r| r.0 == 0),
         postit: format!(
@@ -264,10 +266,8 @@ fn project_pulse(ctx: &mut Ctx) -> NativeOutput {
     let vault = ctx.gate.vault();
     let today = ctx.now.date();
     let projects = ctx.gate.subdirs(&ctx.config.folders.projects);
-    let mut out = format!(
-        "## Project pulse — {}\n\n| Project | Notes | New in 7 days | Last activity | State |\n|---|---|---|---|---|\n",
-        ctx.today()
-    );
+    let l = ctx.lang;
+    let mut out = crate::tr!(l, "sorter.pulse.heading", date = ctx.today());
     let mut quiet = 0;
     for p in &projects {
         let notes: Vec<&Note> = common::notes_under(&vault.notes, p)
@@ -281,13 +281,13 @@ fn project_pulse(ctx: &mut Ctx) -> NativeOutput {
         let state = match last {
             Some(d) if (today - d).num_days() > 7 => {
                 quiet += 1;
-                "quiet"
+                crate::tr!(l, "sorter.pulse.quiet")
             }
             None => {
                 quiet += 1;
-                "empty"
+                crate::tr!(l, "sorter.pulse.empty")
             }
-            _ => "active",
+            _ => crate::tr!(l, "sorter.pulse.active"),
         };
         out.push_str(&format!(
             "| {} | {} | {recent} | {} | {state} |\n",
@@ -297,10 +297,11 @@ fn project_pulse(ctx: &mut Ctx) -> NativeOutput {
         ));
     }
     if projects.is_empty() {
-        out = format!(
-            "## Project pulse — {}\n\nNo project folders under `{}/`.\n",
-            ctx.today(),
-            ctx.config.folders.projects
+        out = crate::tr!(
+            l,
+            "sorter.pulse.none",
+            date = ctx.today(),
+            folder = ctx.config.folders.projects
         );
     }
     NativeOutput {

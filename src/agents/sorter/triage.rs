@@ -9,6 +9,8 @@ use crate::agents::filing::Learned;
 use crate::agents::moc::MocBatch;
 use crate::agents::{Ctx, NativeOutput};
 use crate::gate::GateError;
+use crate::lang::Lang;
+use crate::tr;
 use crate::vault::Vault;
 use crate::vault::edit::yaml_scalar;
 
@@ -70,7 +72,7 @@ pub(super) fn inbox_notes(ctx: &Ctx) -> Vec<usize> {
 pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateError> {
     let inbox = ctx.config.folders.inbox.clone();
     if !ctx.gate.dir_exists(&inbox) {
-        return Ok(no_inbox(&inbox));
+        return Ok(no_inbox(&inbox, ctx.lang));
     }
     let rename = ctx.asks(RENAME_WORDS);
     let homes = decide::homes(&ctx.config.folders, |d| ctx.gate.subdirs(d));
@@ -124,15 +126,16 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
     let postit = postit(&t, &today, ctx.postit.as_deref());
     Ok(NativeOutput {
         attention: !t.left.is_empty(),
-        text: render(&t, &today),
+        text: render(&t, &today, ctx.lang),
         postit,
     })
 }
 
-fn no_inbox(inbox: &str) -> NativeOutput {
+fn no_inbox(inbox: &str, lang: Lang) -> NativeOutput {
     NativeOutput {
         text: format!(
-            "There is no inbox folder `{inbox}/` in this vault. Create it, or map the inbox role to your folder in `.crew/config.yaml` (`crew init --adopt` detects it).\n{}",
+            "{}{}",
+            tr!(lang, "triage.no_inbox", inbox = inbox),
             suggestion(
                 "architect",
                 "the vault has no inbox folder",
@@ -276,14 +279,14 @@ fn section<T>(out: &mut String, title: &str, items: &[T], line: impl Fn(&T) -> S
     out.push('\n');
 }
 
-fn render(t: &Triage, today: &str) -> String {
-    let mut out = format!("## Triage complete — {today}\n\n");
+fn render(t: &Triage, today: &str, l: Lang) -> String {
+    let mut out = tr!(l, "triage.heading", date = today);
     if t.filed.is_empty() && t.left.is_empty() {
-        out.push_str("The inbox is empty. Nothing to file.\n");
+        out.push_str(&tr!(l, "triage.empty"));
     }
     section(
         &mut out,
-        &format!("### Filed ({})", t.filed.len()),
+        &tr!(l, "triage.filed", count = t.filed.len()),
         &t.filed,
         |f| {
             let folder = f.to.rsplit_once('/').map_or("", |(d, _)| d);
@@ -291,25 +294,31 @@ fn render(t: &Triage, today: &str) -> String {
         },
     );
     let mocs: Vec<&String> = t.mocs.iter().collect();
-    section(&mut out, "### MOCs updated", &mocs, |m| m.to_string());
+    section(&mut out, &tr!(l, "triage.mocs"), &mocs, |m| m.to_string());
     section(
         &mut out,
-        &format!("### Left in the inbox ({})", t.left.len()),
+        &tr!(l, "triage.left", count = t.left.len()),
         &t.left,
         |(title, why)| format!("{title} — {why}"),
     );
     section(
         &mut out,
-        "### Archive candidates (untouched 30+ days, not moved)",
+        &tr!(l, "triage.archive"),
         &t.archive,
         String::clone,
     );
-    section(&mut out, "### Name clashes", &t.clashes, String::clone);
-    out.push_str(&format!(
-        "Stats: {} filed, {} MOCs updated, {} left.\n",
-        t.filed.len(),
-        t.mocs.len(),
-        t.left.len()
+    section(
+        &mut out,
+        &tr!(l, "triage.clashes"),
+        &t.clashes,
+        String::clone,
+    );
+    out.push_str(&tr!(
+        l,
+        "triage.stats",
+        filed = t.filed.len(),
+        mocs = t.mocs.len(),
+        left = t.left.len()
     ));
     out.push_str(&suggestions(t));
     out
