@@ -108,6 +108,7 @@ fn memchr_newline(bytes: &[u8]) -> Option<usize> {
 }
 
 mod code;
+mod html;
 
 pub use code::code_ranges;
 
@@ -490,10 +491,22 @@ fn is_tag_char(c: char) -> bool {
 }
 
 /// Inline `#tags` in a masked text, without the `#`: a `#` at the start or after whitespace,
-/// followed by tag characters that are not all digits.
+/// followed by tag characters that are not all digits, outside raw HTML (tags and their
+/// attributes, `<style>` and `<script>` elements: see [`html`]). A colour written in prose
+/// (`#ffcc00`) is a tag, as Obsidian reads it; the same colour in CSS or a `style` is not.
 pub(crate) fn inline_tags(masked: &str) -> Vec<(Range<usize>, String)> {
     let mut out = Vec::new();
+    let html = if memchr::memchr(b'<', masked.as_bytes()).is_some() {
+        html::html_ranges(masked)
+    } else {
+        Vec::new()
+    };
+    let mut html = html.iter().peekable();
     for i in memchr::memchr_iter(b'#', masked.as_bytes()) {
+        while html.next_if(|r| r.end <= i).is_some() {}
+        if html.peek().is_some_and(|r| r.start <= i) {
+            continue;
+        }
         let boundary = masked[..i]
             .chars()
             .next_back()
@@ -761,6 +774,16 @@ mod tests {
     #[test]
     fn heading_is_not_a_tag() {
         assert!(inline_tags("# Title\n## Sub").is_empty());
+    }
+
+    #[test]
+    fn html_css_entities_and_fragments_are_not_tags() {
+        let text = "<style>\n#main { color: #1a1a1a; }\n</style>\n\
+            <span style=\"color: #fff\"> #kept</span> <font color=#ffcc00>x</font>\n\
+            &#123; <a href=\"#section\">a</a> https://x.y/#frag [a](#heading) #ffcc00 #123";
+        let tags: Vec<_> = inline_tags(text).into_iter().map(|t| t.1).collect();
+        // a colour in prose is a tag for Obsidian; in markup it is not
+        assert_eq!(tags, vec!["kept", "ffcc00"]);
     }
 
     #[test]

@@ -895,7 +895,7 @@ fn complete_tag_line(rest: &[u8]) -> bool {
 
 /// The length of an HTML open or closing tag at the start of `b` (which starts with `<`), on
 /// one line: `<name attr="v" attr='v' attr=v attr>`, `<name/>`, `</name>`.
-fn html_tag_len(b: &[u8]) -> Option<usize> {
+pub(super) fn html_tag_len(b: &[u8]) -> Option<usize> {
     let mut i = 1;
     let closing = b.get(i) == Some(&b'/');
     if closing {
