@@ -2,8 +2,8 @@
 //!
 //! A tag is written in two places: inline in the body (`#tag`, read as [`markdown`] reads it —
 //! never in code, comments or raw HTML) and in the frontmatter's `tags`/`tag` key (any case),
-//! as a block list, a flow list, or a string of words split on commas and spaces. Inline tags
-//! inside a wikilink or a Markdown link are left alone: the link text is the user's wording.
+//! as a block list, a flow list, or a string of words split on commas and spaces. A `#` inside
+//! a wikilink or a Markdown link is part of the link, not a tag, and is left alone.
 //!
 //! A rename is kept only when the edited note reads back as the same tags, in the same order,
 //! each one either unchanged or renamed as asked; anything the scanner here could misread in
@@ -23,8 +23,8 @@ pub struct TagSpot {
     pub in_frontmatter: bool,
 }
 
-/// Every tag written in `text` that a rename may change: the items of the frontmatter's
-/// `tags`/`tag` key, then the inline tags of the body outside links, in text order within each.
+/// Every tag written in `text`: the items of the frontmatter's `tags`/`tag` key, then the
+/// inline tags of the body, in text order within each.
 pub fn tag_spots(text: &str) -> Vec<TagSpot> {
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let body_text = &text[bom..];
@@ -41,19 +41,7 @@ pub fn tag_spots(text: &str) -> Vec<TagSpot> {
     }
     let body_start = bom + block.as_ref().map_or(0, |b| b.block.end);
     let masked = markdown::mask_body(&text[body_start..]);
-    let mut links: Vec<Range<usize>> = markdown::wikilinks(&masked)
-        .into_iter()
-        .map(|l| l.span)
-        .chain(markdown::MdLinkScanner::new(&masked).map(|m| m.whole))
-        .collect();
-    links.sort_by_key(|r| r.start);
-    for (span, _) in markdown::inline_tags(&masked) {
-        if links
-            .iter()
-            .any(|l| l.start < span.end && span.start < l.end)
-        {
-            continue;
-        }
+    for (span, _) in markdown::tags_outside_links(&masked) {
         // the span starts at `#`
         out.push(TagSpot {
             range: body_start + span.start + 1..body_start + span.end,
@@ -277,7 +265,10 @@ mod tests {
     use proptest::prelude::*;
 
     fn spots(text: &str) -> Vec<&str> {
-        tag_spots(text).into_iter().map(|s| &text[s.range]).collect()
+        tag_spots(text)
+            .into_iter()
+            .map(|s| &text[s.range])
+            .collect()
     }
 
     fn lower(t: &str) -> Option<String> {
@@ -315,7 +306,10 @@ mod tests {
             "---\r\ntags: [moc, Other]\r\n---\r\nSee #moc and #moc/Sub, `#MOC`.\r\n"
         );
         assert_eq!(done.count, 3);
-        assert_eq!(rename_tags(&done.text, lower).map(|r| r.is_some()), Ok(true));
+        assert_eq!(
+            rename_tags(&done.text, lower).map(|r| r.is_some()),
+            Ok(true)
+        );
         assert_eq!(rename_tags("no tags here", lower), Ok(None));
     }
 

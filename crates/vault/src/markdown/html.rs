@@ -51,10 +51,11 @@ fn closing_tag_end(b: &[u8], from: usize, name: &[u8]) -> Option<usize> {
     let mut at = from;
     while let Some(p) = memchr::memmem::find(&b[at..], b"</").map(|p| p + at) {
         let rest = &b[p + 2..];
-        if rest.len() >= name.len() && rest[..name.len()].eq_ignore_ascii_case(name) {
-            if let Some(len) = html_tag_len(&b[p..]) {
-                return Some(p + len);
-            }
+        if rest.len() >= name.len()
+            && rest[..name.len()].eq_ignore_ascii_case(name)
+            && let Some(len) = html_tag_len(&b[p..])
+        {
+            return Some(p + len);
         }
         at = p + 2;
     }
@@ -73,16 +74,29 @@ mod tests {
     fn tags_with_their_attributes() {
         assert_eq!(
             html("a <span style=\"color: #1a1a1a\">b</span> <font color=#fff>c"),
-            vec!["<span style=\"color: #1a1a1a\">", "</span>", "<font color=#fff>"]
+            vec![
+                "<span style=\"color: #1a1a1a\">",
+                "</span>",
+                "<font color=#fff>"
+            ]
         );
-        assert_eq!(html("<a  href='#part'>x</a>"), vec!["<a  href='#part'>", "</a>"]);
+        assert_eq!(
+            html("<a  href='#part'>x</a>"),
+            vec!["<a  href='#part'>", "</a>"]
+        );
     }
 
     #[test]
     fn style_and_script_elements_whole() {
         let css = "<style>\n#main { color: #ffcc00; }\n</STYLE>\n#after";
-        assert_eq!(html(css), vec!["<style>\n#main { color: #ffcc00; }\n</STYLE>"]);
-        assert_eq!(html("<script type=x>let a = '#b'")[0], "<script type=x>let a = '#b'");
+        assert_eq!(
+            html(css),
+            vec!["<style>\n#main { color: #ffcc00; }\n</STYLE>"]
+        );
+        assert_eq!(
+            html("<script type=x>let a = '#b'")[0],
+            "<script type=x>let a = '#b'"
+        );
         // `<styles>` is another element
         assert_eq!(html("<styles>#x"), vec!["<styles>"]);
     }
