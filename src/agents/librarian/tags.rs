@@ -187,9 +187,9 @@ fn report(ctx: &Ctx, g: &Garden, bad: &[String]) -> String {
     );
     list(
         &mut out,
-        "Look alike but differ in letters (your call; never merged)",
+        "Look alike but differ in letters (rename by hand if they mean the same; never merged)",
         &g.look_alikes,
-        |(a, b)| format!("#{a} and #{b}"),
+        |(less, more)| format!("#{less} → #{more}?"),
     );
     let over: Vec<String> = g
         .counts
