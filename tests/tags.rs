@@ -249,3 +249,63 @@ fn on_the_corpora_the_fix_changes_tag_bytes_only() {
         );
     }
 }
+
+/// Each inline HTML tag `pulldown-cmark` finds on one line (CommonMark's grammar) is one of the
+/// ranges crew reads no tag from, on every corpus note and on crafted ones.
+#[test]
+fn html_tags_match_pulldown_cmark() {
+    use crew::vault::markdown::{code_ranges, html_ranges, split_frontmatter};
+    use pulldown_cmark::{Event, Parser};
+    let mut texts: Vec<String> = vec![
+        "a <span style=\"color: #fff\">b</span> <font color=#ffcc00>c</font> <br/> x < y\n".into(),
+        "<a href='#part' title=\"t\">jump</a> and <https://x.y/#frag> and <b >#bold</b>\n".into(),
+    ];
+    if let Some(shared) = common::shared() {
+        for e in walkdir::WalkDir::new(shared.join("corpora/vaults"))
+            .into_iter()
+            .flatten()
+        {
+            if e.path().extension().is_some_and(|x| x == "md")
+                && let Ok(t) = std::fs::read_to_string(e.path())
+            {
+                texts.push(t);
+            }
+        }
+    }
+    let mut compared = 0;
+    for text in &texts {
+        let body = match split_frontmatter(text) {
+            Some(fm) => &text[fm.block.end..],
+            None => text.as_str(),
+        };
+        // code holds no HTML: blanked, as crew blanks it before reading tags
+        let mut bytes = body.as_bytes().to_vec();
+        for r in code_ranges(body) {
+            for b in &mut bytes[r] {
+                if *b != b'\n' {
+                    *b = b' ';
+                }
+            }
+        }
+        let masked = String::from_utf8_lossy(&bytes).into_owned();
+        let ours = html_ranges(&masked);
+        for (event, range) in Parser::new(body).into_offset_iter() {
+            let Event::InlineHtml(html) = event else {
+                continue;
+            };
+            let is_tag =
+                html.starts_with("</") || html[1..].starts_with(|c: char| c.is_ascii_alphabetic());
+            if !is_tag || html.contains('\n') || masked[range.clone()].trim().is_empty() {
+                continue;
+            }
+            compared += 1;
+            assert!(
+                ours.iter()
+                    .any(|r| r.start <= range.start && range.end <= r.end),
+                "{html:?} at {range:?} is not masked: {ours:?}"
+            );
+        }
+    }
+    println!("compared {compared} inline HTML tags with pulldown-cmark");
+    assert!(compared >= 8, "compared {compared} tags");
+}

@@ -111,6 +111,7 @@ mod code;
 mod html;
 
 pub use code::code_ranges;
+pub use html::html_ranges;
 
 use memchr::memmem::Finder;
 

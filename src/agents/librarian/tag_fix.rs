@@ -48,6 +48,10 @@ pub fn apply(
     }
     let rename = |t: &str| renames.get(t).cloned();
     for path in paths {
+        // a note still being written (watch mode) is left for a later run
+        if ctx.hold.iter().any(|h| h.eq_ignore_ascii_case(path)) {
+            continue;
+        }
         let Some(note) = ctx.gate.vault().note(path) else {
             continue;
         };

@@ -17,7 +17,7 @@ const RAW_ELEMENTS: [&[u8]; 2] = [b"style", b"script"];
 /// attributes included, and each `<style>`/`<script>` element from its open tag to the end of
 /// its closing tag (to the end of the text when it is never closed, as CommonMark reads it).
 /// Sorted, not overlapping.
-pub(crate) fn html_ranges(masked: &str) -> Vec<Range<usize>> {
+pub fn html_ranges(masked: &str) -> Vec<Range<usize>> {
     let b = masked.as_bytes();
     let mut out = Vec::new();
     let mut from = 0;
