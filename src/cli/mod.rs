@@ -99,7 +99,8 @@ pub enum Command {
         /// Agents per request (1 to 3).
         #[arg(long, value_parser = clap::value_parser!(u8).range(1..=3))]
         max_depth: Option<u8>,
-        /// Allow the agents' safe fixes (e.g. repairing links, adding Related sections).
+        /// Allow the agents' safe fixes (e.g. repairing links, adding Related sections, merging
+        /// the spellings of one tag).
         #[arg(long)]
         fix: bool,
         /// Apply the plan even when the route was guessed (without it, a guessed route that

@@ -19,6 +19,8 @@
 //!   features and last calibration next to the index.
 //! - [`edit`] and [`rewrite`]: pure text edits (frontmatter keys, link targets) and the plan of
 //!   link rewrites that keeps every link pointing at the same file when files move.
+//! - [`tag_edit`]: where each tag is written in a note, and renaming tags without touching any
+//!   other byte.
 //! - [`read`], [`hash`], [`folder_note`]: jailed reads of one file, content fingerprints, and
 //!   the folder-note conventions.
 //!
@@ -71,6 +73,7 @@ pub mod read;
 pub mod resolve;
 pub mod rewrite;
 pub mod stats;
+pub mod tag_edit;
 pub(crate) mod yaml_lite;
 
 use std::collections::BTreeSet;

@@ -108,8 +108,12 @@ fn memchr_newline(bytes: &[u8]) -> Option<usize> {
 }
 
 mod code;
+mod html;
+mod tag_scan;
 
 pub use code::code_ranges;
+pub use html::html_ranges;
+pub(crate) use tag_scan::tags_outside_links;
 
 use memchr::memmem::Finder;
 
@@ -490,10 +494,22 @@ fn is_tag_char(c: char) -> bool {
 }
 
 /// Inline `#tags` in a masked text, without the `#`: a `#` at the start or after whitespace,
-/// followed by tag characters that are not all digits.
+/// followed by tag characters that are not all digits, outside raw HTML (tags and their
+/// attributes, `<style>` and `<script>` elements: see [`html`]). A colour written in prose
+/// (`#ffcc00`) is a tag, as Obsidian reads it; the same colour in CSS or a `style` is not.
 pub(crate) fn inline_tags(masked: &str) -> Vec<(Range<usize>, String)> {
     let mut out = Vec::new();
+    let html = if memchr::memchr(b'<', masked.as_bytes()).is_some() {
+        html::html_ranges(masked)
+    } else {
+        Vec::new()
+    };
+    let mut html = html.iter().peekable();
     for i in memchr::memchr_iter(b'#', masked.as_bytes()) {
+        while html.next_if(|r| r.end <= i).is_some() {}
+        if html.peek().is_some_and(|r| r.start <= i) {
+            continue;
+        }
         let boundary = masked[..i]
             .chars()
             .next_back()

@@ -129,7 +129,7 @@ impl Note {
             l.span = shift_body(l.span.clone());
             l.dest_span = shift_body(l.dest_span.clone());
         }
-        let mut tags: Vec<String> = markdown::inline_tags(&masked)
+        let mut tags: Vec<String> = markdown::tags_outside_links(&masked)
             .into_iter()
             .map(|t| t.1)
             .collect();
@@ -527,7 +527,7 @@ mod tests {
                 prop_assert_eq!(&note.headings, &headings);
                 prop_assert_eq!(&note.block_ids, &blocks);
                 prop_assert_eq!(&note.tasks, &tasks);
-                let inline: Vec<String> = markdown::inline_tags(&masked).into_iter().map(|t| t.1).collect();
+                let inline: Vec<String> = markdown::tags_outside_links(&masked).into_iter().map(|t| t.1).collect();
                 prop_assert_eq!(&note.tags[..inline.len()], &inline[..]);
             }
         }

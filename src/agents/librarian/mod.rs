@@ -3,6 +3,8 @@
 //! chooses the mode, applies the safe fixes and writes the reports.
 
 mod report;
+pub mod tag_fix;
+pub mod tag_merge;
 pub mod tags;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -35,7 +35,8 @@ use blocks::{
     atx_heading, fence_open, html_block_ends, html_block_start, is_space, list_marker,
     setext_underline, thematic_break,
 };
-use inline::{RAW, autolink_len, html_tag_len, raw_kind};
+pub(super) use inline::html_tag_len;
+use inline::{RAW, autolink_len, raw_kind};
 
 /// The code in `body`: fenced code blocks (from the opening fence to the end of the closing
 /// fence line, or to the end of the block's container) and inline code spans (backticks

@@ -29,7 +29,7 @@ pub(super) fn raw_kind(from: &[u8]) -> Option<usize> {
 
 /// The length of an HTML open or closing tag at the start of `b` (which starts with `<`), on
 /// one line: `<name attr="v" attr='v' attr=v attr>`, `<name/>`, `</name>`.
-pub(super) fn html_tag_len(b: &[u8]) -> Option<usize> {
+pub(in crate::markdown) fn html_tag_len(b: &[u8]) -> Option<usize> {
     let mut i = 1;
     let closing = b.get(i) == Some(&b'/');
     if closing {
