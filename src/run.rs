@@ -259,14 +259,13 @@ impl Executor for CrewExecutor<'_> {
     }
 
     fn run(&mut self, step: &Step) -> StepOutput {
-        match &step.suggested_by {
-            None => {}
-            Some(by) => (self.progress)(&crate::tr!(
+        if let Some(by) = &step.suggested_by {
+            (self.progress)(&crate::tr!(
                 self.lang,
                 "run.chained",
                 agent = step.name,
                 by = by
-            )),
+            ));
         }
         if self
             .opts
@@ -287,102 +286,142 @@ impl Executor for CrewExecutor<'_> {
             && matches!(step.name.as_str(), "create-agent" | "manage-agent");
         let ops_before = self.gate.operations().len();
         let owner = self.crew.postit_owner(step.kind, &step.name);
-        let states = self.crew.config.folders.states();
-        let previous = postit::read(&self.gate, &states, &owner);
-        let model = self.model_for(step);
+        let previous = postit::read(&self.gate, &self.crew.config.folders.states(), &owner);
         let mut out = StepOutput {
             executor: RanOn::Native,
             ..StepOutput::default()
         };
+        let result = self.execute(step, previous.as_ref(), &mut out);
+        self.settle(step, result, previous.as_deref(), &owner, &mut out);
+        self.finish(step, &mut out, ops_before, started);
+        out
+    }
+}
+
+impl CrewExecutor<'_> {
+    /// Runs the step on what its definition and the run choose: crew's own code, a model, or
+    /// both (hybrid: crew's pass first, the model for what it left).
+    fn execute(
+        &mut self,
+        step: &Step,
+        previous: Option<&String>,
+        out: &mut StepOutput,
+    ) -> Result<agents::NativeOutput, String> {
+        let model = self.model_for(step);
         // `--model` is the user's explicit choice for this request: it runs as asked, and its
         // failure is the answer; a tier's model is the crew's choice and never stops the work
         let explicit = step.step == 1 && self.opts.model.is_some();
         let native = agents::native(step.kind, &step.name).filter(|_| !explicit);
         let hybrid = self.crew.executor(step.kind, &step.name) == DeclaredExecutor::Hybrid;
-        let result = match (&model, native) {
-            (Some(m), Some(native)) if hybrid => {
-                // crew's own pass first; the model only for what it left to the user
-                match self.run_native(native, step, previous.clone(), &mut out) {
-                    Ok(first) if first.attention => {
-                        let rest = Step {
-                            task: format!(
-                                "{}\n\nThe native pass already did this; handle only what it left:\n\n{}",
-                                step.task, first.text
-                            ),
-                            ..step.clone()
-                        };
-                        match self.run_model(&rest, m, Some(first.postit.clone()), &mut out) {
-                            Ok(second) => {
-                                out.executor = RanOn::Model;
-                                out.model = Some(m.clone());
-                                Ok(agents::NativeOutput {
-                                    text: format!("{}\n\n{}", first.text, second.text),
-                                    ..second
-                                })
-                            }
-                            Err(e) => {
-                                let partial = std::mem::take(&mut out.output);
-                                Ok(agents::NativeOutput {
-                                    text: format!(
-                                        "{}\n\n{}\n{partial}",
-                                        first.text,
-                                        crate::tr!(
-                                            self.lang,
-                                            "run.model_rest_failed",
-                                            model = m,
-                                            error = e
-                                        )
-                                    ),
-                                    ..first
-                                })
-                            }
-                        }
-                    }
-                    other => other,
-                }
-            }
-            (Some(m), native) => {
-                out.executor = RanOn::Model;
-                out.model = Some(m.clone());
-                match (self.run_model(step, m, previous.clone(), &mut out), native) {
-                    (Ok(done), _) => Ok(done),
-                    (Err(e), Some(native)) => {
-                        // a model that fails never stops the work: the native path runs, and
-                        // the answer says so
-                        tracing::warn!("{}: model {m} failed ({e}); running natively", step.name);
-                        let partial = std::mem::take(&mut out.output);
-                        out.executor = RanOn::Native;
-                        out.model = None;
-                        let note = crate::tr!(
-                            self.lang,
-                            "run.model_failed",
-                            model = m,
-                            error = e,
-                            agent = step.name
-                        );
-                        self.run_native(native, step, previous.clone(), &mut out)
-                            .map(|r| agents::NativeOutput {
-                                text: format!("{note}{partial}{}", r.text),
-                                attention: true,
-                                ..r
-                            })
-                    }
-                    (Err(e), None) => Err(e),
-                }
-            }
-            (None, Some(native)) => self.run_native(native, step, previous.clone(), &mut out),
+        match (&model, native) {
+            (Some(m), Some(native)) if hybrid => self.run_hybrid(step, m, native, previous, out),
+            (Some(m), native) => self.run_model_first(step, m, native, previous, out),
+            (None, Some(native)) => self.run_native(native, step, previous.cloned(), out),
             (None, None) => Err(crate::tr!(self.lang, "run.no_executor", agent = step.name)),
+        }
+    }
+
+    /// Crew's own pass first; the model only for what it left to the user.
+    fn run_hybrid(
+        &mut self,
+        step: &Step,
+        m: &str,
+        native: agents::NativeFn,
+        previous: Option<&String>,
+        out: &mut StepOutput,
+    ) -> Result<agents::NativeOutput, String> {
+        let first = match self.run_native(native, step, previous.cloned(), out) {
+            Ok(first) if first.attention => first,
+            other => return other,
         };
+        let rest = Step {
+            task: format!(
+                "{}\n\nThe native pass already did this; handle only what it left:\n\n{}",
+                step.task, first.text
+            ),
+            ..step.clone()
+        };
+        match self.run_model(&rest, m, Some(first.postit.clone()), out) {
+            Ok(second) => {
+                out.executor = RanOn::Model;
+                out.model = Some(m.to_string());
+                Ok(agents::NativeOutput {
+                    text: format!("{}\n\n{}", first.text, second.text),
+                    ..second
+                })
+            }
+            Err(e) => {
+                let partial = std::mem::take(&mut out.output);
+                Ok(agents::NativeOutput {
+                    text: format!(
+                        "{}\n\n{}\n{partial}",
+                        first.text,
+                        crate::tr!(self.lang, "run.model_rest_failed", model = m, error = e)
+                    ),
+                    ..first
+                })
+            }
+        }
+    }
+
+    /// The model does the work; when it fails and crew has its own implementation, that runs
+    /// instead and the answer says so.
+    fn run_model_first(
+        &mut self,
+        step: &Step,
+        m: &str,
+        native: Option<agents::NativeFn>,
+        previous: Option<&String>,
+        out: &mut StepOutput,
+    ) -> Result<agents::NativeOutput, String> {
+        out.executor = RanOn::Model;
+        out.model = Some(m.to_string());
+        let e = match self.run_model(step, m, previous.cloned(), out) {
+            Ok(done) => return Ok(done),
+            Err(e) => e,
+        };
+        let Some(native) = native else {
+            return Err(e);
+        };
+        // a model that fails never stops the work: the native path runs, and the answer says so
+        tracing::warn!("{}: model {m} failed ({e}); running natively", step.name);
+        let partial = std::mem::take(&mut out.output);
+        out.executor = RanOn::Native;
+        out.model = None;
+        let note = crate::tr!(
+            self.lang,
+            "run.model_failed",
+            model = m,
+            error = e,
+            agent = step.name
+        );
+        self.run_native(native, step, previous.cloned(), out)
+            .map(|r| agents::NativeOutput {
+                text: format!("{note}{partial}{}", r.text),
+                attention: true,
+                ..r
+            })
+    }
+
+    /// Keeps the step's answer and post-it, or says why it failed.
+    fn settle(
+        &mut self,
+        step: &Step,
+        result: Result<agents::NativeOutput, String>,
+        previous: Option<&str>,
+        owner: &str,
+        out: &mut StepOutput,
+    ) {
         match result {
             Ok(native_out) => {
                 self.attention |= native_out.attention;
                 out.output = native_out.text;
-                let unchanged =
-                    previous.as_deref().map(str::trim) == Some(native_out.postit.trim());
+                let unchanged = previous.map(str::trim) == Some(native_out.postit.trim());
                 if !unchanged {
                     let stamp = crate::agents::common::now_stamp(&self.now);
+                    let states = self.crew.config.folders.states();
                     if let Err(e) =
-                        postit::write(&mut self.gate, &states, &owner, &stamp, &native_out.postit)
+                        postit::write(&mut self.gate, &states, owner, &stamp, &native_out.postit)
                     {
                         tracing::warn!("could not write the post-it of {owner}: {e}");
                     }
@@ -398,6 +437,10 @@ impl Executor for CrewExecutor<'_> {
                 out.error = Some(e);
             }
         }
+    }
+
+    /// What the step changed, whether any of it is the user's, and the run log's lines.
+    fn finish(&mut self, step: &Step, out: &mut StepOutput, ops_before: usize, started: Instant) {
         out.operations = self.gate.operations()[ops_before..].to_vec();
         // crew's own notes (reports, post-its, the agent log) and the folders that hold them
         // are not the user's notes
@@ -422,7 +465,88 @@ impl Executor for CrewExecutor<'_> {
             self.log
                 .record("operation", serde_json::to_value(op).unwrap_or_default());
         }
-        out
+    }
+}
+
+/// The route of a request: the one `--agent` (or the chat) names, else the router's.
+fn choose_route(crew: &Crew, message: &str, opts: &Options) -> Result<Route, RunError> {
+    let route = match &opts.agent {
+        Some(name) => {
+            let (kind, n) = crew
+                .lookup(name)
+                .ok_or_else(|| RunError::UnknownAgent(name.clone()))?;
+            Route::new(
+                kind,
+                &n,
+                Decider::Flag,
+                if opts.chat.within.is_some() {
+                    "refines the last results"
+                } else if opts.chat.answers.is_some() {
+                    "the chat interview is complete"
+                } else if opts.session.is_some() {
+                    "gets the answer to its question"
+                } else {
+                    "chosen with --agent"
+                },
+                format!("--agent {name}"),
+            )
+        }
+        None => route(crew, message, &opts.history),
+    };
+    if route.name.is_empty() {
+        return Err(RunError::NoRoute);
+    }
+    Ok(route)
+}
+
+/// Takes the vault's writer lock, waiting as long as the command allows.
+fn lock_vault(state_dir: &Path, opts: &Options) -> Result<VaultLock, RunError> {
+    let what = if opts.command.is_empty() {
+        "ask"
+    } else {
+        &opts.command
+    };
+    Ok(VaultLock::acquire(
+        state_dir,
+        what,
+        opts.lock_wait.unwrap_or_else(default_lock_wait),
+    )?)
+}
+
+/// Unreadable notes were skipped, not fatal: the line that tells the user which.
+fn unreadable_line(vault: &crate::vault::Vault, lang: crate::lang::Lang) -> String {
+    let unreadable = vault.unreadable.len();
+    let shown: Vec<&str> = vault
+        .unreadable
+        .iter()
+        .take(5)
+        .map(|(p, _)| p.as_str())
+        .collect();
+    let more = if unreadable > shown.len() {
+        ", …"
+    } else {
+        ""
+    };
+    crate::tr!(
+        lang,
+        "run.unreadable",
+        count = unreadable,
+        notes = format!("{}{more}", shown.join(", "))
+    )
+}
+
+/// Removes temporary files a killed run left (call it holding the lock).
+fn remove_stale_temps(temps: &[std::path::PathBuf]) {
+    for t in temps {
+        match std::fs::remove_file(t) {
+            Ok(()) => tracing::info!(
+                "removed a temporary file left by an interrupted run: {}",
+                t.display()
+            ),
+            // gone already: another writer finished it while we waited for the lock
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => tracing::warn!("could not remove {}: {e}", t.display()),
+        }
     }
 }
 
@@ -488,32 +612,7 @@ pub fn ask(
             crate::lang::profile_language(vault_path, &crew.config.folders.meta),
         ],
     );
-    let route = match &opts.agent {
-        Some(name) => {
-            let (kind, n) = crew
-                .lookup(name)
-                .ok_or_else(|| RunError::UnknownAgent(name.clone()))?;
-            Route::new(
-                kind,
-                &n,
-                Decider::Flag,
-                if opts.chat.within.is_some() {
-                    "refines the last results"
-                } else if opts.chat.answers.is_some() {
-                    "the chat interview is complete"
-                } else if opts.session.is_some() {
-                    "gets the answer to its question"
-                } else {
-                    "chosen with --agent"
-                },
-                format!("--agent {name}"),
-            )
-        }
-        None => route(crew, message, &opts.history),
-    };
-    if route.name.is_empty() {
-        return Err(RunError::NoRoute);
-    }
+    let route = choose_route(crew, message, opts)?;
     let reason = if route.by == Decider::Default
         && route.reason.ends_with(crate::dispatch::route::NO_MATCH)
     {
@@ -541,16 +640,7 @@ pub fn ask(
     let _lock = if dry_run {
         None
     } else {
-        let what = if opts.command.is_empty() {
-            "ask"
-        } else {
-            &opts.command
-        };
-        Some(VaultLock::acquire(
-            &state_dir,
-            what,
-            opts.lock_wait.unwrap_or_else(default_lock_wait),
-        )?)
+        Some(lock_vault(&state_dir, opts)?)
     };
     // Read only now that the lock is ours: a command that waited for another writer must plan
     // from the vault that writer left, not from a picture taken before it finished.
@@ -558,40 +648,11 @@ pub fn ask(
     // unreadable notes were skipped, not fatal; the user hears of them and the exit code is 1
     let unreadable = vault.unreadable.len();
     if unreadable > 0 {
-        let shown: Vec<&str> = vault
-            .unreadable
-            .iter()
-            .take(5)
-            .map(|(p, _)| p.as_str())
-            .collect();
-        progress(&crate::tr!(
-            lang,
-            "run.unreadable",
-            count = unreadable,
-            notes = format!(
-                "{}{}",
-                shown.join(", "),
-                if unreadable > shown.len() {
-                    ", …"
-                } else {
-                    ""
-                }
-            )
-        ));
+        progress(&unreadable_line(&vault, lang));
     }
     if !dry_run {
         // the lock is ours: no crew writer is mid-write, so these were left by a killed run
-        for t in &vault.stale_temps {
-            match std::fs::remove_file(t) {
-                Ok(()) => tracing::info!(
-                    "removed a temporary file left by an interrupted run: {}",
-                    t.display()
-                ),
-                // gone already: another writer finished it while we waited for the lock
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => tracing::warn!("could not remove {}: {e}", t.display()),
-            }
-        }
+        remove_stale_temps(&vault.stale_temps);
     }
     let journal = if dry_run {
         Journal::in_memory()

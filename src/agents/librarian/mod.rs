@@ -145,10 +145,34 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     };
     let v = verdict(&a);
     let l = ctx.lang;
+    let mut out = quick_check_text(l, &ctx.today(), v, &a);
+    if consistency {
+        consistency_lists(&mut out, &a);
+    }
+    fix_lines(&mut out, l, ctx.gate.is_dry_run(), &done, &held);
+    if !ctx.apply && a.broken.iter().any(|b| b.likely.len() == 1) {
+        out.push_str(&tr!(l, "librarian.fixes_available"));
+    }
+    out.push_str(&audit_suggestions(&a, &ctx.config.folders));
+    Ok(NativeOutput {
+        attention: v != Verdict::Healthy,
+        postit: format!(
+            "quick check {}: {v}; {} broken links, {} orphans, {} duplicate names",
+            ctx.today(),
+            a.broken.len(),
+            a.orphans.len(),
+            a.duplicate_names.len()
+        ),
+        text: out,
+    })
+}
+
+/// The quick check's heading, figures, broken links and duplicate names.
+fn quick_check_text(l: crate::lang::Lang, today: &str, v: Verdict, a: &Audit) -> String {
     let mut out = tr!(
         l,
         "librarian.quick.heading",
-        date = ctx.today(),
+        date = today,
         verdict = verdict_text(l, v)
     );
     out.push_str(&tr!(
@@ -186,25 +210,7 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         &a.duplicate_names,
         |(n, ps)| format!("{n}: {}", ps.join(", ")),
     );
-    if consistency {
-        consistency_lists(&mut out, &a);
-    }
-    fix_lines(&mut out, l, ctx.gate.is_dry_run(), &done, &held);
-    if !ctx.apply && a.broken.iter().any(|b| b.likely.len() == 1) {
-        out.push_str(&tr!(l, "librarian.fixes_available"));
-    }
-    out.push_str(&audit_suggestions(&a, &ctx.config.folders));
-    Ok(NativeOutput {
-        attention: v != Verdict::Healthy,
-        postit: format!(
-            "quick check {}: {v}; {} broken links, {} orphans, {} duplicate names",
-            ctx.today(),
-            a.broken.len(),
-            a.orphans.len(),
-            a.duplicate_names.len()
-        ),
-        text: out,
-    })
+    out
 }
 
 /// The consistency lists of the quick check: naming, keys, dates, tags, status.
