@@ -221,15 +221,16 @@ impl Vault {
         drop(file_stamps);
         // resolutions depend only on the set of paths: kept when it is the same
         let listing_hash = index::listing_hash(&listing);
-        let build_table = || FileTable::new(listing.clone());
+        // the listing is sorted: the lookup maps are built from it in place, paths added after
+        let build_lookups = || FileTable::lookups_of(&listing);
         let cached_count = cached.as_ref().map_or(0, index::Index::len);
         let same_listing = cached
             .as_ref()
             .is_some_and(|c| c.listing_hash() == listing_hash);
         let had_index = cached.is_some();
         // with an index the lookup tables are built while the entries are matched
-        let (table, (mut slots, mut known)) = rayon::join(
-            || has_index.then(build_table),
+        let (lookups, (mut slots, mut known)) = rayon::join(
+            || has_index.then(build_lookups),
             || match cached {
                 Some(c) => c.take_trusted(&note_files, &stamps),
                 None => (vec![None; note_files.len()], vec![None; note_files.len()]),
@@ -270,9 +271,9 @@ impl Vault {
                 .try_reduce(|| 0, |a, b| Ok(a + b))
         };
         // without an index the lookup tables are built while the notes are read
-        let (fresh, files) = match table {
-            Some(table) => (parse_rest(), table),
-            None => rayon::join(parse_rest, build_table),
+        let (fresh, lookups) = match lookups {
+            Some(lookups) => (parse_rest(), lookups),
+            None => rayon::join(parse_rest, build_lookups),
         };
         let fresh: usize = fresh?;
         let mut unreadable = unreadable.into_inner().unwrap_or_default();
@@ -304,7 +305,7 @@ impl Vault {
             || cached_count != note_files.len()
             || fresh > note_files.len() / 50;
         drop(note_files);
-        drop(listing);
+        let files = lookups.with_paths(listing);
         let mut vault = Vault::from_parts(root.to_path_buf(), files, notes, note_file_ids, known);
         vault.stale_temps = temps;
         vault.unreadable = unreadable;
