@@ -4,7 +4,8 @@
 //! for the read-everything baseline. Vaults are generated with `crew_synth` (crates/synth) (deterministic).
 //! The real vaults of `../shared/corpora/vaults` are measured too when that folder exists
 //! (each on a copy, so that the index can be written and a note changed);
-//! CREW_BENCH_CORPORA=0 leaves them out.
+//! CREW_BENCH_CORPORA=0 leaves them out; CREW_BENCH_ONLY_STATS=1 measures only the stats rows
+//! (full and after one changed note) of the synthetic vaults, and no routing rows.
 
 use std::path::Path;
 use std::process::Command;
@@ -237,19 +238,22 @@ fn bench_size(n: usize) {
     let _ = crew::state::open_vault(dir.path());
     std::thread::sleep(Duration::from_millis(2100));
     let _ = crew::state::open_vault(dir.path());
+    let change_one = || {
+        let victim = dir.path().join("01-Projects/Alpha");
+        if let Some(e) = std::fs::read_dir(&victim)
+            .ok()
+            .and_then(|mut r| r.next())
+            .and_then(Result::ok)
+        {
+            let mut t = std::fs::read_to_string(e.path()).unwrap_or_default();
+            t.push_str("\nchanged [[Garden river 1]]\n");
+            let _ = std::fs::write(e.path(), t);
+        }
+    };
     let (inc, walk) = paired(
         9,
         || {
-            let victim = dir.path().join("01-Projects/Alpha");
-            if let Some(e) = std::fs::read_dir(&victim)
-                .ok()
-                .and_then(|mut r| r.next())
-                .and_then(Result::ok)
-            {
-                let mut t = std::fs::read_to_string(e.path()).unwrap_or_default();
-                t.push_str("\nchanged [[Garden river 1]]\n");
-                let _ = std::fs::write(e.path(), t);
-            }
+            change_one();
             time_stats(|| crew::state::open_vault(dir.path()))
         },
         || stat_walk(dir.path()),
@@ -260,6 +264,24 @@ fn bench_size(n: usize) {
         "stat walk",
         walk,
     );
+    // the goal of issue #15 is against ripgrep, measured in turns as well
+    let (inc, rg_inc) = paired(
+        9,
+        || {
+            change_one();
+            time_stats(|| crew::state::open_vault(dir.path()))
+        },
+        || rg_links(dir.path()),
+    );
+    row(
+        "stats after one note changed (index)",
+        inc,
+        "rg -c links",
+        rg_inc,
+    );
+    if std::env::var("CREW_BENCH_ONLY_STATS").as_deref() == Ok("1") {
+        return;
+    }
     let vault = crew::state::open_vault(dir.path()).expect("open");
     let today = chrono::NaiveDate::from_ymd_opt(2026, 11, 30).expect("date");
     let q = crew::analysis::search::parse_query("garden budget");
@@ -563,8 +585,10 @@ fn main() {
         "## crew benchmarks ({} cores)",
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
-    bench_route();
-    bench_huge_frontmatter();
+    if std::env::var("CREW_BENCH_ONLY_STATS").as_deref() != Ok("1") {
+        bench_route();
+        bench_huge_frontmatter();
+    }
     for n in sizes {
         bench_size(n);
     }

@@ -161,3 +161,100 @@ fn a_damaged_index_is_never_trusted() {
         })
         .expect("a damaged index was trusted");
 }
+
+/// Builds a settled, trusted index of a small vault: every entry old enough to be trusted.
+fn settled_vault(notes: usize, seed: u64) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tmp");
+    crew_synth::generate(dir.path(), notes, seed, 10).expect("generate");
+    std::fs::create_dir_all(dir.path().join(".crew")).expect("state dir");
+    let _ = crew::state::open_vault(dir.path());
+    std::thread::sleep(Duration::from_millis(2100));
+    assert_same(dir.path(), "trusted index");
+    dir
+}
+
+fn notes_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut notes: Vec<std::path::PathBuf> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "md"))
+        .map(|e| e.into_path())
+        .collect();
+    notes.sort();
+    notes
+}
+
+/// Long after the index was written, a note rewritten in place with the same size and its old
+/// modification time restored (its folder's time does not change either) is still read again:
+/// the change time gives it away.
+#[cfg(unix)]
+#[test]
+fn a_same_size_edit_with_its_old_mtime_restored_is_seen() {
+    let dir = settled_vault(120, 21);
+    let target = notes_under(&dir.path().join("02-Areas"))
+        .into_iter()
+        .find(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains('a')))
+        .expect("a note with an a");
+    let folder = target.parent().expect("folder").to_path_buf();
+    let folder_mtime = std::fs::metadata(&folder).expect("meta").modified().ok();
+    let old_mtime = std::fs::metadata(&target)
+        .expect("meta")
+        .modified()
+        .expect("mtime");
+    let text = std::fs::read_to_string(&target).expect("read");
+    let flipped = text.replacen('a', "o", 1);
+    assert_eq!(flipped.len(), text.len());
+    // in place (no new inode, no folder change), as an editor saving over the file does
+    std::fs::write(&target, &flipped).expect("rewrite");
+    std::fs::File::options()
+        .write(true)
+        .open(&target)
+        .expect("open")
+        .set_modified(old_mtime)
+        .expect("set mtime");
+    assert_eq!(
+        std::fs::metadata(&folder).expect("meta").modified().ok(),
+        folder_mtime,
+        "the folder's time must not tell"
+    );
+    assert_same(
+        dir.path(),
+        "after a same-size in-place edit with the mtime restored",
+    );
+}
+
+/// A new folder with notes (nested too), a renamed folder, a removed folder, and a note turned
+/// into a symbolic link or a folder: the index never answers for what is no longer there.
+#[test]
+fn new_renamed_and_removed_folders_are_seen() {
+    let dir = settled_vault(150, 23);
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("New folder/deeper/still")).expect("mkdir");
+    std::fs::write(root.join("New folder/Fresh.md"), "[[Fresh deep]] #new").expect("write");
+    std::fs::write(
+        root.join("New folder/deeper/still/Fresh deep.md"),
+        "[[Fresh]]",
+    )
+    .expect("write");
+    assert_same(root, "after a new folder");
+    std::fs::rename(root.join("02-Areas"), root.join("Areas renamed")).expect("rename folder");
+    assert_same(root, "after a folder rename");
+    std::thread::sleep(Duration::from_millis(2100));
+    assert_same(root, "trusted again");
+    std::fs::remove_dir_all(root.join("New folder/deeper")).expect("remove folder");
+    assert_same(root, "after a folder removal");
+    let notes = notes_under(&root.join("Areas renamed"));
+    std::fs::remove_file(&notes[0]).expect("remove");
+    std::fs::create_dir(&notes[0]).expect("a folder where a note was");
+    #[cfg(unix)]
+    {
+        std::fs::remove_file(&notes[1]).expect("remove");
+        std::os::unix::fs::symlink(&notes[2], &notes[1]).expect("symlink");
+    }
+    assert_same(root, "after notes became a folder and a symbolic link");
+    let fresh = Vault::open(root).expect("open");
+    for gone in &notes[..2] {
+        let rel = gone.strip_prefix(root).expect("inside").to_string_lossy();
+        assert!(fresh.note(&rel).is_none(), "{rel} is no note any more");
+    }
+}

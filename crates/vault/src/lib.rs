@@ -74,10 +74,13 @@ pub mod resolve;
 pub mod rewrite;
 pub mod stats;
 pub mod tag_edit;
+mod walk;
 pub(crate) mod yaml_lite;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+
+use walk::is_crew_temp;
 
 pub use note::{Frontmatter, Note};
 
@@ -194,88 +197,48 @@ impl Vault {
         if !root.is_dir() {
             return Err(VaultError::NotADir(root.to_path_buf()));
         }
-        // Every file's path, from the directory entries alone (no stat): hidden entries and
-        // symlinks are not followed. The top-level folders are walked in parallel.
-        let mut listing: Vec<String> = Vec::new();
-        let mut temps: Vec<PathBuf> = Vec::new();
-        let mut folders: Vec<PathBuf> = Vec::new();
-        let top = std::fs::read_dir(root).map_err(|source| VaultError::Io {
-            path: root.to_path_buf(),
-            source,
-        })?;
-        for entry in top {
-            let entry = match entry {
-                Ok(e) => e,
-                Err(e) => {
-                    tracing::warn!("skipping an unreadable entry: {e}");
-                    continue;
-                }
-            };
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if is_crew_temp(&name) && kind.is_file() {
-                temps.push(entry.path());
-            }
-            if name.starts_with('.') {
-                continue;
-            }
-            if kind.is_dir() {
-                folders.push(entry.path());
-            } else if kind.is_file() {
-                listing.push(name);
-            }
-        }
-        let walked: Vec<(Vec<String>, Vec<PathBuf>)> = folders
-            .par_iter()
-            .map(|dir| walk_folder(root, dir))
-            .collect();
-        for (files, found_temps) in walked {
-            listing.extend(files);
-            temps.extend(found_temps);
-        }
-        listing.sort_unstable();
+        // Every file's path and, with an index, each note's stamp (see `walk`), while the
+        // index is decoded; without an index the stat comes from the open file, so each note
+        // costs one open, fstat and read.
+        let has_index = index_path.is_some_and(Path::is_file);
+        let (walked, cached) = rayon::join(
+            || walk::walk(root, has_index),
+            || {
+                index_path
+                    .filter(|_| has_index)
+                    .and_then(index::Index::load)
+            },
+        );
+        let walk::Walked {
+            paths: listing,
+            stamps: file_stamps,
+            temps,
+        } = walked?;
         // file ids are positions in the sorted listing (the table keeps its order)
         let note_file_ids: Vec<usize> = (0..listing.len())
             .filter(|&i| resolve::is_note_path(&listing[i]))
             .collect();
         let note_files: Vec<&String> = note_file_ids.iter().map(|&i| &listing[i]).collect();
+        let mut stamps: Vec<Option<index::Stamp>> =
+            note_file_ids.iter().map(|&i| file_stamps[i]).collect();
+        drop(file_stamps);
         // resolutions depend only on the set of paths: kept when it is the same
         let listing_hash = index::listing_hash(&listing);
-        // With an index, every note is stat-ed (in parallel, while the index is decoded and
-        // the lookup tables are built) and trusted notes come from the index; without one
-        // the stat comes from the open file, so each note costs one open, fstat and read.
-        let has_index = index_path.is_some_and(Path::is_file);
-        let stat_all = || -> Vec<Option<index::Stamp>> {
-            note_files
-                .par_iter()
-                .map(|rel| {
-                    std::fs::symlink_metadata(root.join(rel.as_str()))
-                        .ok()
-                        .map(|m| index::Stamp::of(&m))
-                })
-                .collect()
-        };
-        let build_table = || FileTable::new(listing.clone());
-        let ((cached, mut stamps), table) = if has_index {
-            let (loaded, table) = rayon::join(
-                || rayon::join(|| index_path.and_then(index::Index::load), stat_all),
-                build_table,
-            );
-            (loaded, Some(table))
-        } else {
-            ((None, vec![None; note_files.len()]), None)
-        };
+        // the listing is sorted: the lookup maps are built from it in place, paths added after
+        let build_lookups = || FileTable::lookups_of(&listing);
         let cached_count = cached.as_ref().map_or(0, index::Index::len);
         let same_listing = cached
             .as_ref()
             .is_some_and(|c| c.listing_hash() == listing_hash);
         let had_index = cached.is_some();
-        let (mut slots, mut known) = match cached {
-            Some(c) => c.take_trusted(&note_files, &stamps),
-            None => (vec![None; note_files.len()], vec![None; note_files.len()]),
-        };
+        // with an index the lookup tables are built while the entries are matched
+        let (lookups, (mut slots, mut known)) = rayon::join(
+            || has_index.then(build_lookups),
+            || match cached {
+                Some(c) => c.take_trusted(&note_files, &stamps),
+                None => (vec![None; note_files.len()], vec![None; note_files.len()]),
+            },
+        );
         if !same_listing {
             known.iter_mut().for_each(|k| *k = None);
         }
@@ -311,9 +274,9 @@ impl Vault {
                 .try_reduce(|| 0, |a, b| Ok(a + b))
         };
         // without an index the lookup tables are built while the notes are read
-        let (fresh, files) = match table {
-            Some(table) => (parse_rest(), table),
-            None => rayon::join(parse_rest, build_table),
+        let (fresh, lookups) = match lookups {
+            Some(lookups) => (parse_rest(), lookups),
+            None => rayon::join(parse_rest, build_lookups),
         };
         let fresh: usize = fresh?;
         let mut unreadable = unreadable.into_inner().unwrap_or_default();
@@ -345,7 +308,7 @@ impl Vault {
             || cached_count != note_files.len()
             || fresh > note_files.len() / 50;
         drop(note_files);
-        drop(listing);
+        let files = lookups.with_paths(listing);
         let mut vault = Vault::from_parts(root.to_path_buf(), files, notes, note_file_ids, known);
         vault.stale_temps = temps;
         vault.unreadable = unreadable;
@@ -638,10 +601,6 @@ impl Vault {
     }
 }
 
-fn is_crew_temp(name: &str) -> bool {
-    name.starts_with(".crew-tmp-") && name.ends_with(".part")
-}
-
 /// crew's temporary files (`.crew-tmp-*.part`) anywhere under `root`, hidden folders such as
 /// crew's state folder included: what a killed write or undo left. `.git`, `.obsidian` and
 /// `.trash` are skipped. Only a writer holding the vault's lock may remove them (no other
@@ -658,39 +617,6 @@ pub fn find_stale_temps(root: &Path) -> Vec<PathBuf> {
         .filter(|e| e.file_type().is_file() && is_crew_temp(&e.file_name().to_string_lossy()))
         .map(|e| e.path().to_path_buf())
         .collect()
-}
-
-/// The files under one top-level folder (vault-relative paths), and crew's stale temporary
-/// files found on the way. Hidden entries are skipped, symlinks not followed.
-fn walk_folder(root: &Path, dir: &Path) -> (Vec<String>, Vec<PathBuf>) {
-    let mut files = Vec::new();
-    let mut temps = Vec::new();
-    let walker = walkdir::WalkDir::new(dir)
-        .follow_links(false)
-        .into_iter()
-        .filter_entry(|e| {
-            let name = e.file_name().to_string_lossy();
-            if is_crew_temp(&name) && e.file_type().is_file() {
-                temps.push(e.path().to_path_buf());
-            }
-            e.depth() == 0 || !name.starts_with('.')
-        });
-    for entry in walker {
-        let entry = match entry {
-            Ok(e) => e,
-            Err(e) => {
-                tracing::warn!("skipping an unreadable entry: {e}");
-                continue;
-            }
-        };
-        if !entry.file_type().is_file() {
-            continue;
-        }
-        if let Ok(rel) = entry.path().strip_prefix(root) {
-            files.push(rel_to_string(rel));
-        }
-    }
-    (files, temps)
 }
 
 /// Reads a file with the stamp of the open file, taken before the read: a change after the

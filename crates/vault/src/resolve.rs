@@ -70,15 +70,20 @@ impl FileTable {
     /// Builds the table; `paths` need not be sorted.
     pub(crate) fn new(mut paths: Vec<String>) -> Self {
         paths.sort();
+        FileTable::lookups_of(&paths).with_paths(paths)
+    }
+
+    /// The lookup maps of `sorted` paths (ids are positions), without the paths themselves:
+    /// built while the caller still reads the paths, then completed by [`Self::with_paths`].
+    pub(crate) fn lookups_of(sorted: &[String]) -> Self {
         let mut table = FileTable {
             paths: Vec::new(),
-            by_path: HashMap::with_capacity_and_hasher(paths.len(), Default::default()),
-            by_file_name: HashMap::with_capacity_and_hasher(paths.len(), Default::default()),
-            by_note_name: HashMap::with_capacity_and_hasher(paths.len(), Default::default()),
+            by_path: HashMap::with_capacity_and_hasher(sorted.len(), Default::default()),
+            by_file_name: HashMap::with_capacity_and_hasher(sorted.len(), Default::default()),
+            by_note_name: HashMap::with_capacity_and_hasher(sorted.len(), Default::default()),
         };
-        for (id, p) in paths.iter().enumerate() {
+        for (id, p) in sorted.iter().enumerate() {
             let lower = p.to_lowercase();
-            table.by_path.entry(lower.clone()).or_default().push(id);
             let name = file_name(&lower).to_string();
             if let Some(stem) = name.strip_suffix(".md") {
                 table
@@ -88,9 +93,15 @@ impl FileTable {
                     .push(id);
             }
             table.by_file_name.entry(name).or_default().push(id);
+            table.by_path.entry(lower).or_default().push(id);
         }
-        table.paths = paths;
         table
+    }
+
+    /// Completes a table from [`Self::lookups_of`] with the same sorted paths.
+    pub(crate) fn with_paths(mut self, sorted: Vec<String>) -> Self {
+        self.paths = sorted;
+        self
     }
 
     fn index_path(&mut self, id: usize) {
