@@ -13,6 +13,7 @@ pub mod runner;
 pub mod tools;
 mod transport;
 mod wire;
+pub mod writer;
 
 use serde::Serialize;
 use serde_json::Value;

@@ -1,6 +1,7 @@
 //! The sorter and `/inbox-triage`: file every inbox note where it belongs, with evidence.
 
 mod decide;
+mod model;
 mod triage;
 
 use std::collections::{BTreeMap, BTreeSet};

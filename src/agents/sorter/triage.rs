@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::decide::{self, Decision, Scene};
+use super::model::{self, Choice, ModelPass, Unsure};
 use crate::agents::common::{self, suggestion};
 use crate::agents::filing::Learned;
 use crate::agents::moc::MocBatch;
@@ -47,6 +48,11 @@ struct Triage {
     interlinked: BTreeSet<String>,
     /// Inbox notes untouched for 30 days or more (listed, never moved).
     archive: Vec<String>,
+    /// The configured model's pass over the notes crew was unsure of.
+    model: Option<ModelPass>,
+    /// Notes in `left` that the model looked at: it had its say, so they do not go on to a
+    /// second, tool-using model pass.
+    left_after_model: usize,
 }
 
 /// Inbox notes to file, oldest first (notes being written now and folder notes excluded).
@@ -85,6 +91,7 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
     let mut learned: Option<Option<Learned>> = None;
     let mut t = Triage::default();
     let mut batch = MocBatch::default();
+    let mut unsure: Vec<Unsure> = Vec::new();
     for path in queue {
         let Some(i) = ctx.gate.vault().note_index(&path) else {
             continue;
@@ -94,25 +101,25 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
         let Some(dest) = decision.dest.clone() else {
             if let Some(m) = &decision.missing {
                 t.missing.entry(m.clone()).or_default().push(title.clone());
+            } else if ctx.model.is_some() && readable(ctx, &path) {
+                unsure.push(Unsure {
+                    path,
+                    title,
+                    reason: decision.evidence,
+                });
+                continue;
             }
             t.left.push((title, decision.evidence));
             continue;
         };
         match file_note(ctx, i, &dest, rename, &decision)? {
             Err(why) => t.left.push((title, why)),
-            Ok((filed, clash)) => {
-                common::log_change(
-                    ctx,
-                    label,
-                    // evidence goes in a code span so the log never creates links of its own
-                    &format!("filed \"{title}\" → {} (`{}`)", filed.to, filed.evidence),
-                )?;
-                batch.add(ctx, &dest, filed.to.clone())?;
-                t.clashes.extend(clash);
-                t.filed.push(filed);
-            }
+            Ok((filed, clash)) => record(ctx, label, &dest, (filed, clash), &mut t, &mut batch)?,
         }
     }
+    let learned = learned.as_ref().and_then(Option::as_ref);
+    t.model = model::pass(ctx, unsure, learned, &homes);
+    file_model_choices(ctx, label, rename, &mut t, &mut batch)?;
     batch.flush(ctx)?;
     t.mocs = std::mem::take(&mut batch.updated);
     t.interlinked = interlinked(ctx.gate.vault(), &t.filed);
@@ -124,11 +131,111 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
         .collect();
     let today = ctx.today();
     let postit = postit(&t, &today, ctx.postit.as_deref());
+    if let Some(pass) = &t.model {
+        ctx.data = Some(serde_json::json!({ "model": pass.data() }));
+    }
     Ok(NativeOutput {
-        attention: !t.left.is_empty(),
+        attention: t.left.len() > t.left_after_model,
         text: render(&t, &today, ctx.lang),
         postit,
     })
+}
+
+/// Whether the model may be shown a note: text crew can read (valid UTF-8, not binary, not
+/// over the gate's size limit).
+fn readable(ctx: &Ctx, path: &str) -> bool {
+    let vault = ctx.gate.vault();
+    vault
+        .note_index(path)
+        .is_some_and(|i| !vault.notes[i].invalid_utf8)
+        && ctx.gate.read_text(path).is_some_and(|t| !t.contains('\0'))
+}
+
+/// A note filed: the agent log, its MOC, the report.
+fn record(
+    ctx: &mut Ctx,
+    label: &str,
+    dest: &str,
+    (filed, clash): (Filed, Option<String>),
+    t: &mut Triage,
+    batch: &mut MocBatch,
+) -> Result<(), GateError> {
+    common::log_change(
+        ctx,
+        label,
+        // evidence goes in a code span so the log never creates links of its own
+        &format!(
+            "filed \"{}\" → {} (`{}`)",
+            filed.title, filed.to, filed.evidence
+        ),
+    )?;
+    batch.add(ctx, dest, filed.to.clone())?;
+    t.clashes.extend(clash);
+    t.filed.push(filed);
+    Ok(())
+}
+
+/// Files what the model chose, through the same path as native filing, after checking the
+/// folder still exists and is a home; every other note it saw stays, with why.
+fn file_model_choices(
+    ctx: &mut Ctx,
+    label: &str,
+    rename: bool,
+    t: &mut Triage,
+    batch: &mut MocBatch,
+) -> Result<(), GateError> {
+    let Some(mut pass) = t.model.take() else {
+        return Ok(());
+    };
+    for c in std::mem::take(&mut pass.choices) {
+        let index = ctx.gate.vault().note_index(&c.path);
+        let choice = match (&c.choice, index) {
+            (Choice::File(dest), _) if !model::is_home(dest, &ctx.config.folders) => Choice::Stay(
+                format!("the model chose {dest}, which is not a home for notes"),
+            ),
+            (Choice::File(dest), _) if !ctx.gate.dir_exists(dest) => {
+                Choice::Stay(format!("the model chose {dest}, which does not exist"))
+            }
+            (_, None) => Choice::Stay("it is no longer in the inbox".into()),
+            (other, _) => other.clone(),
+        };
+        let outcome = match (&choice, index) {
+            (Choice::File(dest), Some(i)) => {
+                let decision = Decision {
+                    dest: Some(dest.clone()),
+                    confidence: 0,
+                    evidence: format!("chosen by the model `{}`", pass.id),
+                    missing: None,
+                };
+                match file_note(ctx, i, dest, rename, &decision)? {
+                    Ok(done) => {
+                        pass.filed.push((c.title.clone(), dest.clone()));
+                        record(ctx, label, dest, done, t, batch)?;
+                        None
+                    }
+                    Err(why) => Some(why),
+                }
+            }
+            (Choice::Stay(why), _) => Some(why.clone()),
+            (Choice::File(_), None) => Some("it is no longer in the inbox".into()),
+        };
+        if let Some(why) = outcome {
+            pass.stayed.push((c.title.clone(), why.clone()));
+            t.left
+                .push((c.title.clone(), format!("{}; {why}", c.reason)));
+            t.left_after_model += 1;
+        }
+        pass.choices.push(c);
+    }
+    for u in &pass.not_offered {
+        t.left.push((
+            u.title.clone(),
+            format!("{}; not offered to the model in this run", u.reason),
+        ));
+        t.left_after_model += 1;
+    }
+    t.model = Some(pass);
+    Ok(())
 }
 
 fn no_inbox(inbox: &str, lang: Lang) -> NativeOutput {
@@ -313,6 +420,9 @@ fn render(t: &Triage, today: &str, l: Lang) -> String {
         &t.clashes,
         String::clone,
     );
+    if let Some(pass) = &t.model {
+        out.push_str(&pass.render());
+    }
     out.push_str(&tr!(
         l,
         "triage.stats",

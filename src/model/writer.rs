@@ -1,0 +1,75 @@
+//! One-shot questions to a model: a system text, one user message, a plain-text answer. No
+//! tools, no conversation; what it cost is counted. Native agents that ask a model for one
+//! small, checked piece of their work (the postman's summaries, the sorter's choice of folder)
+//! go through this; the prompts and the reading of answers stay with each agent.
+
+use super::{ChatBackend, ChatRequest, HttpBackend, Message, Settings};
+use crate::crew::CrewConfig;
+
+/// A model an agent may ask in this run, and what it has cost so far.
+pub struct Writer {
+    backend: Box<dyn ChatBackend>,
+    model: String,
+    /// The model id as configured (`gpt-4.1-mini`, `ollama/llama3.2`, …).
+    pub id: String,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+}
+
+impl Writer {
+    /// The model `id` over HTTP; `Err` (naming the model and what to fix) when it cannot be
+    /// reached from here (no key, unknown prefix).
+    pub fn configured(id: &str, config: &CrewConfig) -> Result<Writer, String> {
+        HttpBackend::for_model(id, config)
+            .map(|(backend, model)| Writer::new(Box::new(backend), model, id.to_string()))
+            .map_err(|e| format!("`{id}`: {e}"))
+    }
+
+    pub fn new(backend: Box<dyn ChatBackend>, model: String, id: String) -> Writer {
+        Writer {
+            backend,
+            model,
+            id,
+            tokens_in: 0,
+            tokens_out: 0,
+        }
+    }
+
+    /// The model's text answer to `user` under `system`; a reply that asks for tools instead
+    /// of answering is an error.
+    pub fn ask(
+        &mut self,
+        system: &str,
+        user: String,
+        max_tokens: u64,
+        temperature: f64,
+    ) -> Result<String, String> {
+        let request = ChatRequest {
+            model: self.model.clone(),
+            system: system.to_string(),
+            messages: vec![Message::User(user)],
+            tools: Vec::new(),
+            settings: Settings {
+                max_output_tokens: Some(max_tokens),
+                temperature: Some(temperature),
+                thinking_budget: None,
+            },
+        };
+        let reply = self.backend.chat(&request).map_err(|e| e.to_string())?;
+        self.tokens_in += reply.tokens_in;
+        self.tokens_out += reply.tokens_out;
+        if !reply.tool_calls.is_empty() && reply.text.trim().is_empty() {
+            return Err("the model asked for tools instead of answering".into());
+        }
+        Ok(reply.text)
+    }
+}
+
+/// Text made safe for one line of a prompt: control characters become spaces.
+pub fn one_line(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
