@@ -206,6 +206,59 @@ fn memory_table(dir: &Path) {
     );
 }
 
+/// Stats after one note changes, with the persistent index, against a stat-only walk and
+/// against ripgrep (the goal of issue #15), each measured in turns with crew.
+fn incremental_rows(dir: &Path) {
+    // incremental: one note changes, then stats again
+    let index_dir = dir.join(".crew");
+    let _ = std::fs::create_dir_all(&index_dir);
+    // build the index, and let the racy window pass so its entries are trusted
+    let _ = crew::state::open_vault(dir);
+    std::thread::sleep(Duration::from_millis(2100));
+    let _ = crew::state::open_vault(dir);
+    let change_one = || {
+        let victim = dir.join("01-Projects/Alpha");
+        if let Some(e) = std::fs::read_dir(&victim)
+            .ok()
+            .and_then(|mut r| r.next())
+            .and_then(Result::ok)
+        {
+            let mut t = std::fs::read_to_string(e.path()).unwrap_or_default();
+            t.push_str("\nchanged [[Garden river 1]]\n");
+            let _ = std::fs::write(e.path(), t);
+        }
+    };
+    let (inc, walk) = paired(
+        9,
+        || {
+            change_one();
+            time_stats(|| crew::state::open_vault(dir))
+        },
+        || stat_walk(dir),
+    );
+    row(
+        "stats after one note changed (index)",
+        inc,
+        "stat walk",
+        walk,
+    );
+    // the goal of issue #15 is against ripgrep, measured in turns as well
+    let (inc, rg_inc) = paired(
+        9,
+        || {
+            change_one();
+            time_stats(|| crew::state::open_vault(dir))
+        },
+        || rg_links(dir),
+    );
+    row(
+        "stats after one note changed (index)",
+        inc,
+        "rg -c links",
+        rg_inc,
+    );
+}
+
 fn bench_size(n: usize) {
     let dir = tempfile::tempdir().expect("tmp");
     // about 1,000 notes in the inbox at every size
@@ -231,54 +284,7 @@ fn bench_size(n: usize) {
         rg,
     );
     let crew_def = Crew::builtin();
-    // incremental: one note changes, then stats again
-    let index_dir = dir.path().join(".crew");
-    let _ = std::fs::create_dir_all(&index_dir);
-    // build the index, and let the racy window pass so its entries are trusted
-    let _ = crew::state::open_vault(dir.path());
-    std::thread::sleep(Duration::from_millis(2100));
-    let _ = crew::state::open_vault(dir.path());
-    let change_one = || {
-        let victim = dir.path().join("01-Projects/Alpha");
-        if let Some(e) = std::fs::read_dir(&victim)
-            .ok()
-            .and_then(|mut r| r.next())
-            .and_then(Result::ok)
-        {
-            let mut t = std::fs::read_to_string(e.path()).unwrap_or_default();
-            t.push_str("\nchanged [[Garden river 1]]\n");
-            let _ = std::fs::write(e.path(), t);
-        }
-    };
-    let (inc, walk) = paired(
-        9,
-        || {
-            change_one();
-            time_stats(|| crew::state::open_vault(dir.path()))
-        },
-        || stat_walk(dir.path()),
-    );
-    row(
-        "stats after one note changed (index)",
-        inc,
-        "stat walk",
-        walk,
-    );
-    // the goal of issue #15 is against ripgrep, measured in turns as well
-    let (inc, rg_inc) = paired(
-        9,
-        || {
-            change_one();
-            time_stats(|| crew::state::open_vault(dir.path()))
-        },
-        || rg_links(dir.path()),
-    );
-    row(
-        "stats after one note changed (index)",
-        inc,
-        "rg -c links",
-        rg_inc,
-    );
+    incremental_rows(dir.path());
     if std::env::var("CREW_BENCH_ONLY_STATS").as_deref() == Ok("1") {
         return;
     }

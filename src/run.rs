@@ -468,6 +468,39 @@ impl CrewExecutor<'_> {
     }
 }
 
+/// Says where the request goes; a guessed route to a writer becomes a preview (a guess never
+/// writes: the agent shows its plan and the command that applies it).
+fn announce_route(
+    crew: &Crew,
+    route: &Route,
+    message: &str,
+    opts: &Options,
+    lang: crate::lang::Lang,
+    progress: &mut dyn FnMut(&str),
+) -> Option<Preview> {
+    let reason = if route.by == Decider::Default
+        && route.reason.ends_with(crate::dispatch::route::NO_MATCH)
+    {
+        crate::tr!(lang, "run.reason.no_match")
+    } else {
+        route.reason.clone()
+    };
+    progress(&crate::tr!(
+        lang,
+        "run.route",
+        kind = route.kind,
+        agent = route.name,
+        reason = reason
+    ));
+    let preview =
+        (!opts.dry_run && !opts.yes && route.guessed() && crew.writes(route.kind, &route.name))
+            .then(|| Preview::of(route, message, lang));
+    if let Some(p) = &preview {
+        progress(&format!("⇢ {}", p.why));
+    }
+    preview
+}
+
 /// The route of a request: the one `--agent` (or the chat) names, else the router's.
 fn choose_route(crew: &Crew, message: &str, opts: &Options) -> Result<Route, RunError> {
     let route = match &opts.agent {
@@ -613,27 +646,7 @@ pub fn ask(
         ],
     );
     let route = choose_route(crew, message, opts)?;
-    let reason = if route.by == Decider::Default
-        && route.reason.ends_with(crate::dispatch::route::NO_MATCH)
-    {
-        crate::tr!(lang, "run.reason.no_match")
-    } else {
-        route.reason.clone()
-    };
-    progress(&crate::tr!(
-        lang,
-        "run.route",
-        kind = route.kind,
-        agent = route.name,
-        reason = reason
-    ));
-    // a guess never writes: the agent shows its plan and the command that applies it
-    let preview =
-        (!opts.dry_run && !opts.yes && route.guessed() && crew.writes(route.kind, &route.name))
-            .then(|| Preview::of(&route, message, lang));
-    if let Some(p) = &preview {
-        progress(&format!("⇢ {}", p.why));
-    }
+    let preview = announce_route(crew, &route, message, opts, lang, progress);
     let dry_run = opts.dry_run || preview.is_some();
     let run_id = state::new_run_id();
     let state_dir = state::state_dir(vault_path);

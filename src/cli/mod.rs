@@ -5,6 +5,7 @@ mod chat;
 mod commands;
 mod progress;
 mod render;
+mod unattended;
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -415,16 +416,16 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             only,
             report,
             dry_run,
-        } => commands::maintain(&g, fix, &only, report, dry_run),
+        } => unattended::maintain(&g, fix, &only, report, dry_run),
         Command::Log { last } => commands::log(&g, last),
         Command::Triage {
             calibrate,
             evaluate,
             seed,
             dry_run,
-        } => commands::triage(&g, calibrate, evaluate, seed, dry_run),
-        Command::Watch { poll, once, settle } => commands::watch(&g, poll, once, settle),
-        Command::Schedule { action } => commands::schedule(&g, action),
+        } => unattended::triage(&g, calibrate, evaluate, seed, dry_run),
+        Command::Watch { poll, once, settle } => unattended::watch(&g, poll, once, settle),
+        Command::Schedule { action } => unattended::schedule(&g, action),
         Command::Undo { run, dry_run } => commands::undo(&g, run, dry_run),
         Command::Doctor => commands::doctor(&g),
     }

@@ -279,7 +279,7 @@ fn read_at(file: &std::fs::File, offset: u64, len: u64) -> std::io::Result<Vec<u
 
 /// Writes the index atomically (without fsync: it is a cache, and a torn index is detected and
 /// rebuilt). Failing to write it never fails a command. `entries` must be in path order.
-pub(crate) fn save(path: &Path, listing_hash: u64, entries: Vec<EntryRef<'_>>) {
+pub(crate) fn save(path: &Path, listing_hash: u64, entries: &[EntryRef<'_>]) {
     let chunks: Result<Vec<Vec<u8>>, _> = entries
         .par_chunks(CHUNK)
         .map(postcard::to_allocvec)

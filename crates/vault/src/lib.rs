@@ -190,7 +190,6 @@ impl Vault {
     }
 
     fn open_with(root: &Path, index_path: Option<&Path>) -> Result<Vault, VaultError> {
-        use rayon::prelude::*;
         if !root.exists() {
             return Err(VaultError::Missing(root.to_path_buf()));
         }
@@ -247,32 +246,8 @@ impl Vault {
         // A note that cannot be read (no permission, gone meanwhile, no longer a regular file)
         // is skipped with a warning: one bad file must not stop every command.
         let unreadable: std::sync::Mutex<Vec<(String, String)>> = Default::default();
-        let mut parse_rest = || -> Result<usize, VaultError> {
-            slots
-                .par_iter_mut()
-                .zip(stamps.par_iter_mut())
-                .zip(note_files.par_iter())
-                .filter(|((slot, _), _)| slot.is_none())
-                .map(|((slot, stamp), rel)| {
-                    let full = root.join(rel.as_str());
-                    let (bytes, read_stamp) = match read_with_stamp(&full) {
-                        Ok(read) => read,
-                        Err(e) => {
-                            tracing::warn!("skipping {rel}: it cannot be read ({e})");
-                            if let Ok(mut list) = unreadable.lock() {
-                                list.push(((*rel).clone(), e.to_string()));
-                            }
-                            return Ok(0);
-                        }
-                    };
-                    let mut note = Note::parse((*rel).clone(), &bytes);
-                    note.modified = (read_stamp.mtime_ns / 1_000_000_000) as i64;
-                    *slot = Some(note);
-                    *stamp = Some(read_stamp);
-                    Ok(1)
-                })
-                .try_reduce(|| 0, |a, b| Ok(a + b))
-        };
+        let mut parse_rest =
+            || parse_missing(root, &mut slots, &mut stamps, &note_files, &unreadable);
         // without an index the lookup tables are built while the notes are read
         let (fresh, lookups) = match lookups {
             Some(lookups) => (parse_rest(), lookups),
@@ -287,17 +262,10 @@ impl Vault {
             // an unreadable file stays in the file table (links to it still resolve) but is
             // not a note: drop it from the arrays parallel to the notes
             let keep: Vec<bool> = slots.iter().map(Option::is_some).collect();
-            fn pick<T>(v: Vec<T>, keep: &[bool]) -> Vec<T> {
-                v.into_iter()
-                    .zip(keep)
-                    .filter(|(_, k)| **k)
-                    .map(|(x, _)| x)
-                    .collect()
-            }
             (
-                pick(note_file_ids, &keep),
-                pick(known, &keep),
-                pick(stamps, &keep),
+                kept(note_file_ids, &keep),
+                kept(known, &keep),
+                kept(stamps, &keep),
             )
         };
         let notes: Vec<Note> = slots.into_iter().flatten().collect();
@@ -316,7 +284,7 @@ impl Vault {
         if let Some(path) = index_path
             && stale_index
         {
-            let entries = stamps
+            let entries: Vec<index::EntryRef> = stamps
                 .iter()
                 .zip(vault.notes.iter().zip(&vault.resolved))
                 .filter_map(|(stamp, (note, resolved))| {
@@ -327,7 +295,7 @@ impl Vault {
                     })
                 })
                 .collect();
-            index::save(path, listing_hash, entries);
+            index::save(path, listing_hash, &entries);
         }
         vault.origin.stamps = stamps;
         Ok(vault)
@@ -616,6 +584,54 @@ pub fn find_stale_temps(root: &Path) -> Vec<PathBuf> {
         .flatten()
         .filter(|e| e.file_type().is_file() && is_crew_temp(&e.file_name().to_string_lossy()))
         .map(|e| e.path().to_path_buf())
+        .collect()
+}
+
+/// Reads and parses, in parallel, the notes the index could not vouch for, straight into
+/// their slots (no second array of notes: at 100,000 notes each copy costs tens of MB). A
+/// note that cannot be read (no permission, gone meanwhile, no longer a regular file) is
+/// skipped with a warning and listed in `unreadable`: one bad file must not stop every
+/// command. Returns how many were read.
+fn parse_missing(
+    root: &Path,
+    slots: &mut [Option<Note>],
+    stamps: &mut [Option<index::Stamp>],
+    note_files: &[&String],
+    unreadable: &std::sync::Mutex<Vec<(String, String)>>,
+) -> Result<usize, VaultError> {
+    use rayon::prelude::*;
+    slots
+        .par_iter_mut()
+        .zip(stamps.par_iter_mut())
+        .zip(note_files.par_iter())
+        .filter(|((slot, _), _)| slot.is_none())
+        .map(|((slot, stamp), rel)| {
+            let full = root.join(rel.as_str());
+            let (bytes, read_stamp) = match read_with_stamp(&full) {
+                Ok(read) => read,
+                Err(e) => {
+                    tracing::warn!("skipping {rel}: it cannot be read ({e})");
+                    if let Ok(mut list) = unreadable.lock() {
+                        list.push(((*rel).clone(), e.to_string()));
+                    }
+                    return Ok(0);
+                }
+            };
+            let mut note = Note::parse((*rel).clone(), &bytes);
+            note.modified = (read_stamp.mtime_ns / 1_000_000_000) as i64;
+            *slot = Some(note);
+            *stamp = Some(read_stamp);
+            Ok(1)
+        })
+        .try_reduce(|| 0, |a, b| Ok(a + b))
+}
+
+/// The items of `v` whose position is marked in `keep`.
+fn kept<T>(v: Vec<T>, keep: &[bool]) -> Vec<T> {
+    v.into_iter()
+        .zip(keep)
+        .filter(|(_, k)| **k)
+        .map(|(x, _)| x)
         .collect()
 }
 

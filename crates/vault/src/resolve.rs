@@ -200,7 +200,7 @@ impl FileTable {
             }
             candidates.sort_unstable();
             candidates.dedup();
-            return self.pick(from_dir, candidates);
+            return self.pick(from_dir, &candidates);
         }
         if lower.starts_with('.')
             && let Some(joined) = join_relative(from_dir, target)
@@ -243,7 +243,7 @@ impl FileTable {
             .collect();
         candidates.sort_unstable();
         candidates.dedup();
-        self.pick(from_dir, candidates)
+        self.pick(from_dir, &candidates)
     }
 
     fn exact(&self, path: &str) -> Option<usize> {
@@ -251,7 +251,7 @@ impl FileTable {
             .or_else(|| self.id_of(&format!("{path}.md")))
     }
 
-    fn pick(&self, from_dir: &str, candidates: Vec<usize>) -> Resolution {
+    fn pick(&self, from_dir: &str, candidates: &[usize]) -> Resolution {
         match candidates.len() {
             0 => Resolution::Unresolved,
             1 => Resolution::File {

@@ -81,6 +81,7 @@ impl VaultStats {
         s
     }
 
+    #[allow(clippy::needless_pass_by_value)] // the shape `reduce` folds with
     fn add(mut self, o: VaultStats) -> VaultStats {
         self.notes_with_frontmatter += o.notes_with_frontmatter;
         self.frontmatter_errors += o.frontmatter_errors;
