@@ -74,7 +74,7 @@ fn end_marker(vault: &Path) -> String {
 }
 
 /// The crontab lines for a plan, markers included.
-pub fn cron_block(plan: &Plan) -> String {
+pub(crate) fn cron_block(plan: &Plan) -> String {
     let bin = quote(&plan.crew_bin);
     let vault = quote(&plan.vault);
     let mut s = format!("{}\n", begin_marker(&plan.vault));
@@ -93,7 +93,7 @@ pub fn cron_block(plan: &Plan) -> String {
 }
 
 /// Removes this vault's block from a crontab text, leaving every other line as it was.
-pub fn strip_block(crontab: &str, vault: &Path) -> String {
+pub(crate) fn strip_block(crontab: &str, vault: &Path) -> String {
     let begin = begin_marker(vault);
     let end = end_marker(vault);
     let mut out = String::new();
@@ -116,7 +116,7 @@ pub fn strip_block(crontab: &str, vault: &Path) -> String {
 }
 
 /// This vault's block in a crontab text, if any.
-pub fn find_block(crontab: &str, vault: &Path) -> Option<String> {
+pub(crate) fn find_block(crontab: &str, vault: &Path) -> Option<String> {
     let begin = begin_marker(vault);
     let end = end_marker(vault);
     let start = crontab.find(&begin)?;
@@ -177,7 +177,7 @@ fn write_crontab(text: &str) -> Result<(), ScheduleError> {
 }
 
 /// Where systemd user units live (`$CREW_SYSTEMD_DIR` overrides, for tests and odd setups).
-pub fn systemd_dir() -> PathBuf {
+pub(crate) fn systemd_dir() -> PathBuf {
     if let Ok(d) = std::env::var("CREW_SYSTEMD_DIR") {
         return PathBuf::from(d);
     }
@@ -190,7 +190,7 @@ pub fn systemd_dir() -> PathBuf {
 }
 
 /// The unit files for a plan: (file name, contents).
-pub fn systemd_units(plan: &Plan) -> Vec<(String, String)> {
+pub(crate) fn systemd_units(plan: &Plan) -> Vec<(String, String)> {
     let id = vault_id(&plan.vault);
     let bin = plan.crew_bin.display();
     let vault = plan.vault.display();

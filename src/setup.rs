@@ -150,7 +150,7 @@ const ROLE_WORDS: &[(&str, &[&str])] = &[
 
 /// Detects the folder playing each role in an existing vault: the top-level folder whose name,
 /// without leading numbers and separators, is the role's word (`Inbox/`, `06 - Inbox/`, `0_Inbox`).
-pub fn detect_roles(top_folders: &[String]) -> (Folders, Vec<(String, String, bool)>) {
+pub(crate) fn detect_roles(top_folders: &[String]) -> (Folders, Vec<(String, String, bool)>) {
     let stripped = |name: &str| -> String {
         let s = name.trim_start_matches(|c: char| {
             c.is_ascii_digit() || c.is_whitespace() || c == '-' || c == '_' || c == '.'

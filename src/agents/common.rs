@@ -18,7 +18,7 @@ pub fn suggestion(agent: &str, reason: &str, context: &str) -> String {
 }
 
 /// Title Case for a type word: "reading-notes" → "Reading Notes".
-pub fn type_label(t: &str) -> String {
+pub(crate) fn type_label(t: &str) -> String {
     t.split(['-', '_', ' '])
         .filter(|w| !w.is_empty())
         .map(|w| {
@@ -32,7 +32,7 @@ pub fn type_label(t: &str) -> String {
 }
 
 /// A file-name-safe title: no path separators or characters Obsidian links cannot hold.
-pub fn safe_title(raw: &str, max_chars: usize) -> String {
+pub(crate) fn safe_title(raw: &str, max_chars: usize) -> String {
     let cleaned: String = raw
         .chars()
         .map(|c| {
@@ -64,7 +64,7 @@ pub fn safe_title(raw: &str, max_chars: usize) -> String {
 }
 
 /// The conventional name for a note: `YYYY-MM-DD — Type — Title`.
-pub fn convention_name(date: &str, kind: &str, title: &str) -> String {
+pub(crate) fn convention_name(date: &str, kind: &str, title: &str) -> String {
     let title = safe_title(title, 50);
     let mut t = title.chars();
     let title = t.next().map_or_else(String::new, |f| {
@@ -75,7 +75,7 @@ pub fn convention_name(date: &str, kind: &str, title: &str) -> String {
 
 /// Records one line for `Meta/agent-log.md`; the lines of a run are written together when the
 /// agent is done ([`flush_log`]), so a large run does not rewrite the log once per change.
-pub fn log_change(ctx: &mut Ctx, agent: &str, what: &str) -> Result<(), GateError> {
+pub(crate) fn log_change(ctx: &mut Ctx, agent: &str, what: &str) -> Result<(), GateError> {
     ctx.log.push(format!(
         "- {} — {agent} — {what}\n",
         ctx.now.format("%Y-%m-%d %H:%M")
@@ -84,7 +84,7 @@ pub fn log_change(ctx: &mut Ctx, agent: &str, what: &str) -> Result<(), GateErro
 }
 
 /// Appends the recorded lines to `Meta/agent-log.md` (created with a heading when absent).
-pub fn flush_log(
+pub(crate) fn flush_log(
     gate: &mut crate::gate::Gate,
     meta: &str,
     lines: &[String],
@@ -105,7 +105,7 @@ pub fn flush_log(
     }
 }
 
-pub fn now_stamp(now: &NaiveDateTime) -> String {
+pub(crate) fn now_stamp(now: &NaiveDateTime) -> String {
     now.format("%Y-%m-%dT%H:%M:%S").to_string()
 }
 

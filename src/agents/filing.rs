@@ -13,7 +13,7 @@ use crate::vault::classify::{self, Calibration, Guess, Model};
 use crate::vault::feature_store::{FeatureStore, body_of};
 
 /// Filed notes a calibration looks at.
-pub const CALIBRATION_SAMPLE: usize = 400;
+pub(crate) const CALIBRATION_SAMPLE: usize = 400;
 
 /// The vault's filing model with its calibration.
 pub struct Learned {
@@ -121,7 +121,7 @@ impl Learned {
 }
 
 /// Why a note stays: the two best candidates with their evidence.
-pub fn unsure_reason(g: &Guess) -> String {
+pub(crate) fn unsure_reason(g: &Guess) -> String {
     let show = |s: &classify::FolderScore| {
         format!("{} {:.2}: {}", s.folder, s.score, s.evidence.join(", "))
     };

@@ -26,7 +26,7 @@ use crate::vault::edit::{self, Replacement};
 use crate::vault::{Frontmatter, Resolution};
 
 /// The fewest notes a fix kind may always touch; above it the cap is 1 % of the notes.
-pub const MIN_LIMIT: usize = 5;
+pub(crate) const MIN_LIMIT: usize = 5;
 
 /// How many notes one fix kind may touch unasked in a vault of `notes` notes.
 pub fn limit(notes: usize) -> usize {
@@ -293,7 +293,7 @@ fn needs_quotes(value: &str) -> bool {
 /// Quotes the values that keep a frontmatter block from parsing. Returns the repaired text and
 /// the keys quoted, or `None` when the block is not broken that way (or the repair would read
 /// back as anything but the same text).
-pub fn repair_frontmatter(text: &str) -> Option<(String, Vec<String>)> {
+pub(crate) fn repair_frontmatter(text: &str) -> Option<(String, Vec<String>)> {
     let block = crate::vault::markdown::split_frontmatter(text)?;
     let yaml = &text[block.yaml.clone()];
     let mut repaired = String::with_capacity(yaml.len() + 16);

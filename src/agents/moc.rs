@@ -15,7 +15,7 @@ fn last_segment(folder: &str) -> &str {
 /// beside each area's `_index.md`. A vault with its own layout is served in its own terms:
 /// the folder's folder note, then an existing MOC of that name (`MOC/<name>.md`, or a note
 /// typed or tagged `moc`); a new `MOC/<name>.md` only where the vault has a MOC folder.
-pub fn moc_for(ctx: &Ctx, folder: &str) -> Option<(String, bool)> {
+pub(crate) fn moc_for(ctx: &Ctx, folder: &str) -> Option<(String, bool)> {
     let moc_dir = &ctx.config.folders.moc;
     let in_moc_dir = format!("{moc_dir}/{}.md", last_segment(folder));
     if ctx.gate.exists(&in_moc_dir) {
@@ -46,7 +46,7 @@ pub fn moc_for(ctx: &Ctx, folder: &str) -> Option<(String, bool)> {
 
 /// Adds the notes just filed in `folder` (their paths) to its MOC, in one edit; creates the
 /// MOC when the folder has 3 notes or more.
-pub fn update_moc(
+pub(crate) fn update_moc(
     ctx: &mut Ctx,
     folder: &str,
     note_paths: &[String],
@@ -121,7 +121,7 @@ const MOC_BATCH: usize = 64;
 /// Filed notes waiting to be listed in their folders' MOCs: a MOC is re-read and re-written
 /// once per batch, not once per note (a folder of thousands of notes made that quadratic).
 #[derive(Default)]
-pub struct MocBatch {
+pub(crate) struct MocBatch {
     pending: Vec<(String, Vec<String>)>,
     count: usize,
     /// The MOCs changed so far.
@@ -155,13 +155,13 @@ impl MocBatch {
 }
 
 /// Inserts a list line at the end of the `## Notes` section (or at the end of the text).
-pub fn insert_under_notes(text: &str, line: &str) -> String {
+pub(crate) fn insert_under_notes(text: &str, line: &str) -> String {
     insert_under_heading(text, &["## notes", "## key notes"], "## Notes", line)
 }
 
 /// Inserts a list line at the end of the first section whose heading is one of `headings`
 /// (compared in lowercase); without one, adds a `new_heading` section at the end.
-pub fn insert_under_heading(
+pub(crate) fn insert_under_heading(
     text: &str,
     headings: &[&str],
     new_heading: &str,

@@ -83,13 +83,13 @@ pub struct NativeOutput {
     pub attention: bool,
 }
 
-pub type NativeFn = fn(&mut Ctx) -> Result<NativeOutput, GateError>;
+pub(crate) type NativeFn = fn(&mut Ctx) -> Result<NativeOutput, GateError>;
 
 /// Every agent and skill crew runs in its own code, and the function that does it: the one
 /// place where a role's name meets its implementation. The core agents' names and routing
 /// priority are crew data (`crate::crew::CORE_AGENTS`, the registry); a test keeps the two in
 /// step with the built-in definitions.
-pub const NATIVE: &[(Kind, &str, NativeFn)] = &[
+pub(crate) const NATIVE: &[(Kind, &str, NativeFn)] = &[
     (Kind::Agent, "postman", postman::run),
     (Kind::Agent, "transcriber", modelonly::run),
     (Kind::Agent, "scribe", scribe::run),

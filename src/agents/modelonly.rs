@@ -6,7 +6,7 @@ use crate::crew::ModelSpec;
 use crate::gate::GateError;
 
 /// What a model-only route needs, in one paragraph.
-pub fn needs_model_message(ctx: &Ctx) -> String {
+pub(crate) fn needs_model_message(ctx: &Ctx) -> String {
     let step = ctx.step;
     let def = ctx.crew.definition(step.kind, &step.name);
     let tier = match def.map(|d| &d.model) {

@@ -8,12 +8,12 @@ use crate::gate::GateError;
 use crate::vault::edit::yaml_scalar;
 
 /// The answer key whose comma list becomes the area folders.
-pub const AREAS_KEY: &str = "life-areas";
+pub(crate) const AREAS_KEY: &str = "life-areas";
 /// The answer key holding the language code replies should use.
-pub const LANGUAGE_KEY: &str = "primary-language";
+pub(crate) const LANGUAGE_KEY: &str = "primary-language";
 
 /// Splits a comma list ("Work, Health and Finance") into clean, distinct area names.
-pub fn area_names(raw: &str) -> Vec<String> {
+pub(crate) fn area_names(raw: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for part in raw.split([',', ';']).flat_map(|p| p.split(" and ")) {
         let name = common::safe_title(part.trim().trim_matches(['"', '.']), 40);
@@ -52,7 +52,11 @@ fn next_version(current: Option<&str>) -> u64 {
 }
 
 /// The profile note for these answers (key, answer), in the interview's order.
-pub fn profile_text(answers: &[(String, String)], today: &str, current: Option<&str>) -> String {
+pub(crate) fn profile_text(
+    answers: &[(String, String)],
+    today: &str,
+    current: Option<&str>,
+) -> String {
     let mut fm = String::from("---\n");
     let mut body = String::from(
         "# User profile\n\nThe crew reads this note before it works. Edit it freely; `crew chat` and \"set up the vault\" ask again.\n\n## Answers\n",

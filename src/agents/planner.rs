@@ -63,7 +63,7 @@ pub fn collect(ctx: &Ctx) -> Vec<Dated> {
 }
 
 /// Buckets: overdue, within 48 hours, within 7 days, within 30 days.
-pub fn buckets(items: &[Dated], today: NaiveDate) -> [Vec<&Dated>; 4] {
+pub(crate) fn buckets(items: &[Dated], today: NaiveDate) -> [Vec<&Dated>; 4] {
     let mut b: [Vec<&Dated>; 4] = Default::default();
     for it in items {
         let days = (it.date - today).num_days();
@@ -100,7 +100,7 @@ const SAVE_WORDS: &[&str] = &[
     "保存",
 ];
 
-pub fn deadline_radar(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+pub(crate) fn deadline_radar(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let mut items = collect(ctx);
     let today = ctx.now.date();
     let (events, calendar_problems) = super::postman::events::calendar_deadlines(
@@ -175,6 +175,6 @@ pub fn deadline_radar(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     })
 }
 
-pub fn weekly_agenda(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+pub(crate) fn weekly_agenda(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     week::weekly_agenda(ctx)
 }

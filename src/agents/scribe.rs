@@ -22,7 +22,7 @@ pub(crate) static URL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"https?://[^\s)>\]]+").expect("static regex"));
 
 /// Guesses a note type from cues in the text.
-pub fn guess_type(text: &str) -> &'static str {
+pub(crate) fn guess_type(text: &str) -> &'static str {
     let n = format!(" {} ", normalize(text));
     let has = |cues: &[&str]| {
         cues.iter()

@@ -38,7 +38,7 @@ impl DateOrder {
     /// The usual order for a language code from the user profile (`primary-language`):
     /// `en` and `en-US` month first, other English variants and the European languages day
     /// first, Japanese, Chinese and Korean year first.
-    pub fn for_language(code: &str) -> DateOrder {
+    pub(crate) fn for_language(code: &str) -> DateOrder {
         let code = code.trim().to_lowercase().replace('_', "-");
         let base = code.split('-').next().unwrap_or("");
         match (base, code.as_str()) {
@@ -51,7 +51,7 @@ impl DateOrder {
 
 /// One date found in a text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
+pub(crate) struct Found {
     /// The day it names.
     pub date: NaiveDate,
     /// Byte range of the words that say it, a leading preposition included ("by Friday",
@@ -537,7 +537,7 @@ fn relative(text: &str, today: NaiveDate, out: &mut Vec<Candidate>) {
 }
 
 /// Every date in `text`, in text order, none overlapping, resolved against `today`.
-pub fn find_dates(text: &str, today: NaiveDate, order: DateOrder) -> Vec<Found> {
+pub(crate) fn find_dates(text: &str, today: NaiveDate, order: DateOrder) -> Vec<Found> {
     let mut all = Vec::new();
     numeric(text, today, order, &mut all);
     written(text, today, &mut all);
@@ -580,7 +580,7 @@ pub fn find_dates(text: &str, today: NaiveDate, order: DateOrder) -> Vec<Found> 
 
 /// The date a frontmatter value or a task gives as written: the first date with its year,
 /// said absolutely (`2026-05-12`, `12/05/2026`, `12 maggio 2026`); a limit wins over others.
-pub fn absolute_date(text: &str, order: DateOrder) -> Option<NaiveDate> {
+pub(crate) fn absolute_date(text: &str, order: DateOrder) -> Option<NaiveDate> {
     // the anchor day only matters for dates without a year, which are left out here
     let anchor = NaiveDate::from_ymd_opt(2000, 1, 1)?;
     let found: Vec<Found> = find_dates(text, anchor, order)

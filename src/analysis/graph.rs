@@ -20,7 +20,7 @@ use crate::vault::Vault;
 
 /// One metric of the graph score.
 #[derive(Debug, Clone, Serialize)]
-pub struct Metric {
+pub(crate) struct Metric {
     pub name: &'static str,
     /// Its weight in the score, in percent.
     pub weight: f64,
@@ -32,7 +32,7 @@ pub struct Metric {
 
 /// What the graph audit found. Note ids index `vault.notes`.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct GraphAudit {
+pub(crate) struct GraphAudit {
     pub notes: usize,
     pub edges: usize,
     /// Content notes no other note links to.
@@ -52,12 +52,12 @@ pub struct GraphAudit {
 }
 
 /// Notes that are content: not crew's meta notes, not templates.
-pub fn is_content(path: &str, f: &Folders) -> bool {
+pub(crate) fn is_content(path: &str, f: &Folders) -> bool {
     !(path.starts_with(&format!("{}/", f.meta)) || path.starts_with(&format!("{}/", f.templates)))
 }
 
 /// Whether a note is a map of content (see the module docs).
-pub fn is_moc(vault: &Vault, i: usize, f: &Folders) -> bool {
+pub(crate) fn is_moc(vault: &Vault, i: usize, f: &Folders) -> bool {
     let n = &vault.notes[i];
     n.path.starts_with(&format!("{}/", f.moc))
         || n.property_str("type")
@@ -76,7 +76,7 @@ fn names_a_map(name: &str) -> bool {
 }
 
 /// The content graph: distinct links between different content notes.
-pub struct Graph {
+pub(crate) struct Graph {
     pub content: Vec<bool>,
     pub edges: BTreeSet<(usize, usize)>,
     /// Neighbours either way.
@@ -128,7 +128,7 @@ impl Graph {
     }
 
     /// The size of each connected component (links taken either way).
-    pub fn component_sizes(&self) -> Vec<usize> {
+    pub(crate) fn component_sizes(&self) -> Vec<usize> {
         let mut comp = vec![false; self.content.len()];
         let mut sizes = Vec::new();
         for s in self.content_ids() {
@@ -173,7 +173,7 @@ impl Graph {
     /// Bridge notes: notes whose removal splits their cluster in two or more (articulation
     /// points of the undirected graph), with the sizes of the parts they hold together,
     /// largest effect first.
-    pub fn bridges(&self) -> Vec<(usize, Vec<usize>)> {
+    pub(crate) fn bridges(&self) -> Vec<(usize, Vec<usize>)> {
         let n = self.content.len();
         let mut order = vec![usize::MAX; n];
         let mut low = vec![0usize; n];
@@ -240,7 +240,7 @@ impl Graph {
     }
 
     /// Notes within `depth` links of `center` (either way), by distance: ring 1, ring 2, …
-    pub fn rings(&self, center: usize, depth: usize) -> Vec<Vec<usize>> {
+    pub(crate) fn rings(&self, center: usize, depth: usize) -> Vec<Vec<usize>> {
         let mut dist = vec![usize::MAX; self.content.len()];
         dist[center] = 0;
         let mut rings: Vec<Vec<usize>> = vec![Vec::new(); depth];
@@ -262,7 +262,7 @@ impl Graph {
 }
 
 /// Audits the link graph of the content notes (see the module docs for the score).
-pub fn graph_audit(vault: &Vault, f: &Folders) -> GraphAudit {
+pub(crate) fn graph_audit(vault: &Vault, f: &Folders) -> GraphAudit {
     let g = Graph::of(vault, f);
     let idx = g.content_ids();
     let total = idx.len().max(1) as f64;

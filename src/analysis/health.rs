@@ -24,7 +24,7 @@ use crate::vault::hash::{FNV_OFFSET, fingerprint, fnv1a};
 use crate::vault::{Frontmatter, Note, NoteSource, Resolution, Vault};
 
 /// The frontmatter keys every note should have.
-pub const REQUIRED_KEYS: &[&str] = &["type", "date", "tags", "status"];
+pub(crate) const REQUIRED_KEYS: &[&str] = &["type", "date", "tags", "status"];
 
 /// MinHash sketch size for near-duplicate candidates.
 const SKETCH: usize = 10;
@@ -99,7 +99,7 @@ impl std::fmt::Display for Verdict {
 
 /// Notes the frontmatter, naming and duplicate checks leave alone: crew's meta notes,
 /// templates, maps of content and area indexes.
-pub fn exempt(path: &str, f: &Folders) -> bool {
+pub(crate) fn exempt(path: &str, f: &Folders) -> bool {
     [&f.meta, &f.templates, &f.moc]
         .iter()
         .any(|d| path.starts_with(&format!("{d}/")))

@@ -1,7 +1,7 @@
 //! Word comparisons shared by search and the tag garden.
 
 /// Whether `b` is `a` with at most one character inserted, deleted or replaced.
-pub fn edit_distance_at_most_one(a: &str, b: &str) -> bool {
+pub(crate) fn edit_distance_at_most_one(a: &str, b: &str) -> bool {
     // called for every word of every note against each term: ASCII words are compared as
     // bytes without allocating; a length gap of more than one edit can answer at once
     if a.is_ascii() && b.is_ascii() {

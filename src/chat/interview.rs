@@ -14,13 +14,14 @@ use crate::crew::Crew;
 use crate::crew::definition::{CAPABILITIES, ModelSpec, known_model_prefix, valid_name};
 
 /// The skills that run as native interviews in a chat.
-pub const FLOWS: &[&str] = &["onboarding", "create-agent"];
+pub(crate) const FLOWS: &[&str] = &["onboarding", "create-agent"];
 
 /// The heading of the question list in a skill file.
-pub const SECTION: &str = "## Interview";
+pub(crate) const SECTION: &str = "## Interview";
 
 /// The keys create-agent understands, each one a field of `crew agents new`.
-pub const AGENT_KEYS: &[&str] = &["name", "description", "triggers", "capabilities", "model"];
+pub(crate) const AGENT_KEYS: &[&str] =
+    &["name", "description", "triggers", "capabilities", "model"];
 
 /// Keys the onboarding writes itself.
 const RESERVED_PROFILE_KEYS: &[&str] = &["onboarding-date", "profile-version"];
@@ -44,7 +45,7 @@ pub struct QuestionsError {
 }
 
 /// Reads the `## Interview` section of a skill file's text. `file` names it in errors.
-pub fn parse_questions(
+pub(crate) fn parse_questions(
     flow: &str,
     text: &str,
     file: &str,
@@ -152,7 +153,7 @@ pub fn parse_questions(
 
 /// The questions of a flow: from the crew's skill file, else from the built-in one (a crew
 /// installed before interviews existed, or the anchor's own files, have no such section).
-pub fn questions_for(crew: &Crew, flow: &str) -> Result<Vec<Ask>, QuestionsError> {
+pub(crate) fn questions_for(crew: &Crew, flow: &str) -> Result<Vec<Ask>, QuestionsError> {
     if let Some(def) = crew.skill(flow) {
         // the file itself, so an error names its real line
         let text = std::fs::read_to_string(&def.file).unwrap_or_else(|_| def.body.clone());
@@ -248,7 +249,7 @@ const LANGUAGES: &[(&str, &[&str])] = &[
 ];
 
 /// A language code for what the user typed, or why it is not one.
-pub fn language_code(raw: &str) -> Result<String, String> {
+pub(crate) fn language_code(raw: &str) -> Result<String, String> {
     let l = raw.trim().to_lowercase();
     for (code, names) in LANGUAGES {
         if l == *code || names.contains(&l.as_str()) {

@@ -38,10 +38,10 @@ pub struct ChatInput {
 }
 
 /// Turns of the conversation handed to model agents, and characters kept of each side.
-pub const CONVERSATION_TURNS: usize = 8;
-pub const CONVERSATION_CHARS: usize = 2_000;
+pub(crate) const CONVERSATION_TURNS: usize = 8;
+pub(crate) const CONVERSATION_CHARS: usize = 2_000;
 /// Turns a session's state keeps (more than the conversation and the digest read).
-pub const KEPT_TURNS: usize = 32;
+pub(crate) const KEPT_TURNS: usize = 32;
 
 /// An agent's question that waits for the user's next line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -123,7 +123,7 @@ pub struct Store {
 }
 
 /// Where sessions live.
-pub fn sessions_dir(vault: &Path) -> PathBuf {
+pub(crate) fn sessions_dir(vault: &Path) -> PathBuf {
     crate::state::state_dir(vault).join("sessions")
 }
 
@@ -197,7 +197,7 @@ impl Store {
     }
 
     /// Appends one record.
-    pub fn record(&self, kind: &str, mut fields: Value) -> Result<(), SessionError> {
+    pub(crate) fn record(&self, kind: &str, mut fields: Value) -> Result<(), SessionError> {
         if let Value::Object(map) = &mut fields {
             map.insert("type".into(), Value::String(kind.to_string()));
             map.insert("at".into(), Value::String(chrono::Utc::now().to_rfc3339()));
@@ -240,7 +240,7 @@ static REFINES: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| 
 });
 
 /// Whether a line narrows earlier results.
-pub fn refines(line: &str) -> bool {
+pub(crate) fn refines(line: &str) -> bool {
     REFINES.is_match(line)
 }
 

@@ -72,7 +72,7 @@ impl Folders {
 
     /// Notes crew writes for itself: health and defrag reports, post-its, the agent log. The
     /// audit never counts them, so a report cannot change the figures of the next one.
-    pub fn crew_owned(&self, path: &str) -> bool {
+    pub(crate) fn crew_owned(&self, path: &str) -> bool {
         path.strip_prefix(self.meta.as_str())
             .and_then(|rest| rest.strip_prefix('/'))
             .is_some_and(|rest| {
@@ -84,7 +84,7 @@ impl Folders {
     }
 
     /// Whether `path` lies in the templates folder.
-    pub fn in_templates(&self, path: &str) -> bool {
+    pub(crate) fn in_templates(&self, path: &str) -> bool {
         path.strip_prefix(self.templates.as_str())
             .is_some_and(|rest| rest.starts_with('/'))
     }
@@ -93,7 +93,7 @@ impl Folders {
 /// Whether a note's text holds template syntax (Templater's `<% … %>`, the core Templates
 /// plugin's `{{date}}`, `{{title}}`, `{{time}}`): such a note is a template wherever it lives,
 /// and crew never edits it.
-pub fn holds_template_syntax(text: &str) -> bool {
+pub(crate) fn holds_template_syntax(text: &str) -> bool {
     (text.contains("<%") && text.contains("%>"))
         || ["{{date", "{{title", "{{time"]
             .iter()
@@ -172,7 +172,7 @@ impl Default for CrewConfig {
 }
 
 /// Chain depth is at most 3 per request; the config may lower it, never raise it.
-pub const MAX_DEPTH: usize = 3;
+pub(crate) const MAX_DEPTH: usize = 3;
 
 impl CrewConfig {
     pub fn parse(file: &str, text: &str, diags: &mut Vec<Diagnostic>) -> CrewConfig {

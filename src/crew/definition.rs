@@ -110,7 +110,7 @@ impl Executor {
     }
 
     /// Whether a tier's model may do this work at all.
-    pub fn uses_models(self) -> bool {
+    pub(crate) fn uses_models(self) -> bool {
         self != Executor::Native
     }
 }
@@ -124,7 +124,7 @@ pub fn known_model_prefix(id: &str) -> bool {
 /// `claude-…` → anthropic, `gpt-…`/`chatgpt-…`/`o<digit>…` → openai, `openai/<m>` → openai
 /// (any compatible server), `gemini-…` → gemini, `ollama/<m>` → ollama. The one place these
 /// rules live: validation and the model runtime both ask here.
-pub fn provider_family(id: &str) -> Option<(&'static str, &str)> {
+pub(crate) fn provider_family(id: &str) -> Option<(&'static str, &str)> {
     let id = id.trim();
     let lower = id.to_ascii_lowercase();
     for (prefix, family) in [("ollama/", "ollama"), ("openai/", "openai")] {
@@ -145,7 +145,7 @@ pub fn provider_family(id: &str) -> Option<(&'static str, &str)> {
 
 /// OpenAI's reasoning models (`o1`, `o3-mini`, …), which take `max_completion_tokens` and no
 /// temperature.
-pub fn is_o_series(id: &str) -> bool {
+pub(crate) fn is_o_series(id: &str) -> bool {
     let mut chars = id.chars();
     matches!(chars.next(), Some('o' | 'O')) && chars.next().is_some_and(|c| c.is_ascii_digit())
 }
@@ -190,7 +190,7 @@ static QUOTED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#""([^"\n]{2,80})"|“([^”\n]{2,80})”"#).expect("static regex"));
 
 /// Trigger phrases quoted in a description, the way the anchor's files declare them.
-pub fn quoted_phrases(description: &str) -> Vec<String> {
+pub(crate) fn quoted_phrases(description: &str) -> Vec<String> {
     QUOTED
         .captures_iter(description)
         .filter_map(|c| c.get(1).or_else(|| c.get(2)))

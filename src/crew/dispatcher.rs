@@ -17,7 +17,8 @@ pub struct DispatcherTriggers {
 
 impl DispatcherTriggers {
     /// The phrases for one name (agents and skills share one namespace).
-    pub fn for_name(&self, name: &str) -> impl Iterator<Item = &String> {
+    #[cfg(test)]
+    pub(crate) fn for_name(&self, name: &str) -> impl Iterator<Item = &String> {
         self.entries
             .iter()
             .filter(move |(n, _, _)| n == name)

@@ -70,7 +70,7 @@ pub struct CalendarConfig {
 }
 
 /// A configured path: `~/` is the home folder, a relative path is relative to the vault.
-pub fn resolve_path(vault: &Path, raw: &str) -> PathBuf {
+pub(crate) fn resolve_path(vault: &Path, raw: &str) -> PathBuf {
     let raw = raw.trim();
     if let Some(rest) = raw.strip_prefix("~/")
         && let Some(home) = std::env::var_os("HOME")

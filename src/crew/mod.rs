@@ -19,7 +19,7 @@ pub use definition::{Definition, Executor, ModelSpec};
 pub use registry::{Registry, Status};
 
 /// The eight core agents, in routing priority order (highest first).
-pub const CORE_AGENTS: &[&str] = &[
+pub(crate) const CORE_AGENTS: &[&str] = &[
     "postman",
     "transcriber",
     "scribe",
@@ -216,7 +216,7 @@ fn builtin_files() -> CrewFiles {
 }
 
 /// The built-in crew's files, for `crew init` to install: (relative path, contents).
-pub fn builtin_tree() -> Vec<(String, &'static [u8])> {
+pub(crate) fn builtin_tree() -> Vec<(String, &'static [u8])> {
     let mut out = Vec::new();
     fn walk(dir: &'static Dir<'static>, prefix: &str, out: &mut Vec<(String, &'static [u8])>) {
         for f in dir.files() {
@@ -253,7 +253,7 @@ pub enum CrewError {
 
 /// Finds the crew for a vault: `explicit` (from `--crew-dir` or `$CREW_DIR`), `<vault>/.crew/`,
 /// the anchor's installed layouts, then the built-in crew.
-pub fn discover(vault: &Path, explicit: Option<&Path>) -> Result<CrewSource, CrewError> {
+pub(crate) fn discover(vault: &Path, explicit: Option<&Path>) -> Result<CrewSource, CrewError> {
     if let Some(dir) = explicit {
         if looks_like_crew(dir) {
             return Ok(CrewSource::Dir(dir.to_path_buf()));
@@ -385,7 +385,7 @@ impl Crew {
     /// Whether crew laid out this vault (`crew init`): only then may agents add structure —
     /// folders, indexes, MOCs — that the user did not ask for. A vault crew adopted, or one with
     /// no crew config at all, keeps the layout its owner made.
-    pub fn owns_layout(&self) -> bool {
+    pub(crate) fn owns_layout(&self) -> bool {
         self.config_file.is_some() && !self.config.adopted
     }
 
@@ -432,7 +432,7 @@ impl Crew {
             .is_some_and(|r| r.status == Status::Active)
     }
 
-    pub fn skill_active(&self, name: &str) -> bool {
+    pub(crate) fn skill_active(&self, name: &str) -> bool {
         if self.skill(name).is_none() {
             return false;
         }
@@ -459,7 +459,7 @@ impl Crew {
 
     /// What a custom agent takes, from its registry row's `Input` column: the anchor's
     /// dispatcher matches messages against it when no skill or core agent fits.
-    pub fn custom_input(&self, name: &str) -> Option<&str> {
+    pub(crate) fn custom_input(&self, name: &str) -> Option<&str> {
         self.registry
             .agents
             .iter()
@@ -575,7 +575,7 @@ fn merge_dispatcher(
 }
 
 /// Normalises an agent name as the resolver compares it: lowercase, alphanumerics only.
-pub fn normalize_name(raw: &str) -> String {
+pub(crate) fn normalize_name(raw: &str) -> String {
     raw.chars()
         .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)

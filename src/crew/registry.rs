@@ -72,7 +72,7 @@ fn cells(line: &str) -> Vec<String> {
 }
 
 /// Strips Markdown decoration from a name cell: `**x**`, `` `x` ``, `[[x]]`, `[x](…)`.
-pub fn clean_name(cell: &str) -> String {
+pub(crate) fn clean_name(cell: &str) -> String {
     let mut s = cell.trim().trim_matches(['*', '`', '_']).trim().to_string();
     if let Some(inner) = s.strip_prefix("[[").and_then(|x| x.strip_suffix("]]")) {
         s = inner.split('|').next().unwrap_or(inner).to_string();

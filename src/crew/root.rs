@@ -30,12 +30,12 @@ pub enum RootError {
 }
 
 /// Whether `path` is a vault: Obsidian's settings folder or a crew folder is in it.
-pub fn is_vault(path: &Path) -> bool {
+pub(crate) fn is_vault(path: &Path) -> bool {
     path.join(".obsidian").is_dir() || is_vault_with_crew(path)
 }
 
 /// Whether a crew is installed in `path` (crew's own folder or an installed layout).
-pub fn is_vault_with_crew(path: &Path) -> bool {
+pub(crate) fn is_vault_with_crew(path: &Path) -> bool {
     CREW_FOLDERS.iter().any(|d| path.join(d).is_dir())
 }
 

@@ -10,9 +10,9 @@ use crate::crew::{Crew, Kind};
 use crate::state::journal::Operation;
 
 /// Bounds on earlier answers passed to a chained agent.
-pub const CONTEXT_TURNS: usize = 16;
-pub const CONTEXT_TURN_CHARS: usize = 4_000;
-pub const CONTEXT_TOTAL_CHARS: usize = 40_000;
+pub(crate) const CONTEXT_TURNS: usize = 16;
+pub(crate) const CONTEXT_TURN_CHARS: usize = 4_000;
+pub(crate) const CONTEXT_TOTAL_CHARS: usize = 40_000;
 
 /// What one agent run receives.
 #[derive(Debug, Clone)]
@@ -127,7 +127,7 @@ pub const DEFERRED_READ_ONLY: &str =
 
 /// The command that runs a deferred suggestion: its phrase when it is a trigger, else the
 /// agent by name with the suggestion's reason as the task.
-pub fn command_for(name: &str, phrase: &str, reason: &str) -> String {
+pub(crate) fn command_for(name: &str, phrase: &str, reason: &str) -> String {
     let quote = |s: &str| format!("\"{}\"", s.replace('"', "'"));
     if phrase.starts_with('@') {
         format!("crew ask --agent {name} {}", quote(reason))
@@ -167,7 +167,7 @@ impl ChainReport {
 
 /// The phrase a user can say to run `name` later: the trigger sharing most words with the
 /// reason (the first trigger on a tie), else `@name`.
-pub fn phrase_for(crew: &Crew, kind: Kind, name: &str, reason: &str) -> String {
+pub(crate) fn phrase_for(crew: &Crew, kind: Kind, name: &str, reason: &str) -> String {
     let def = crew.definition(kind, name);
     let reason_words: Vec<String> = super::normalize::words(&super::normalize::normalize(reason))
         .filter(|w| w.len() > 2)
@@ -187,7 +187,7 @@ pub fn phrase_for(crew: &Crew, kind: Kind, name: &str, reason: &str) -> String {
         .unwrap_or_else(|| format!("@{name}"))
 }
 
-pub fn chain_line(chain: &[String], step: usize, max: usize) -> String {
+pub(crate) fn chain_line(chain: &[String], step: usize, max: usize) -> String {
     format!(
         "Call chain so far: [{}]. You are step {step} of max {max}.",
         chain.join(", ")
@@ -196,7 +196,7 @@ pub fn chain_line(chain: &[String], step: usize, max: usize) -> String {
 
 /// The earlier answers a chained agent sees: most recent turns first kept within the bounds,
 /// then returned oldest first.
-pub fn bounded_context(steps: &[StepRecord]) -> Vec<(String, String)> {
+pub(crate) fn bounded_context(steps: &[StepRecord]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut total = 0;
     for s in steps.iter().rev().take(CONTEXT_TURNS) {

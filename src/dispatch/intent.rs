@@ -23,7 +23,7 @@ const OPENERS: &[&str] = &[
 
 /// Whether a message asks rather than tells: it ends with a question mark (Latin or full
 /// width), or its first word opens a question.
-pub fn is_question(message: &str) -> bool {
+pub(crate) fn is_question(message: &str) -> bool {
     let trimmed = message.trim();
     if trimmed.ends_with('?') || trimmed.ends_with('？') || trimmed.starts_with('¿') {
         return true;
@@ -67,7 +67,7 @@ pub fn is_question(message: &str) -> bool {
 const LOCATING: &[&str] = &["where", "dove", "donde", "wo", "onde", "ou"];
 
 /// Whether a question asks where something is: the search agent's question above all.
-pub fn asks_where(message: &str) -> bool {
+pub(crate) fn asks_where(message: &str) -> bool {
     if message.contains("どこ") {
         return true;
     }

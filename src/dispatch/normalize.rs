@@ -9,7 +9,7 @@ fn is_latin_combining(c: char) -> bool {
 
 /// Whether a character belongs to a script written without spaces between words, where whole-
 /// word matching cannot ask for a space around a phrase.
-pub fn is_unspaced_script(c: char) -> bool {
+pub(crate) fn is_unspaced_script(c: char) -> bool {
     matches!(c as u32,
         0x3040..=0x30FF      // hiragana, katakana
         | 0x3400..=0x4DBF    // CJK extension A

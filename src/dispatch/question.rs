@@ -14,7 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The heading that opens a question block.
-pub const HEADING: &str = "### Question for the user";
+pub(crate) const HEADING: &str = "### Question for the user";
 
 /// A question an agent put to the user.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,12 +39,12 @@ impl Question {
 const ANSWER_MARK: &str = "(Your question was: ";
 
 /// The message an agent receives as the answer to its question.
-pub fn answer_message(answer: &str, ask: &str) -> String {
+pub(crate) fn answer_message(answer: &str, ask: &str) -> String {
     format!("{answer}\n\n{ANSWER_MARK}{})", ask.replace('\n', " "))
 }
 
 /// A message that answers a question: (the user's answer, the question asked).
-pub fn split_answer(message: &str) -> Option<(String, String)> {
+pub(crate) fn split_answer(message: &str) -> Option<(String, String)> {
     let at = message.rfind(ANSWER_MARK)?;
     let ask = message[at + ANSWER_MARK.len()..]
         .trim_end()

@@ -55,7 +55,7 @@ impl Decider {
 
 /// Why the default route took a request nothing else claimed (the reply says it in the
 /// request's language).
-pub const NO_MATCH: &str = "no trigger matched and no classifier is configured";
+pub(crate) const NO_MATCH: &str = "no trigger matched and no classifier is configured";
 
 impl Route {
     pub(crate) fn new(
@@ -110,9 +110,9 @@ pub struct Router {
 }
 
 /// Lines of history the classifier sees, and characters per line.
-pub const DIGEST_LINES: usize = 8;
-pub const DIGEST_LINE_CHARS: usize = 400;
-pub const DIGEST_MARKER: &str = "--- MESSAGE TO CLASSIFY ---";
+pub(crate) const DIGEST_LINES: usize = 8;
+pub(crate) const DIGEST_LINE_CHARS: usize = 400;
+pub(crate) const DIGEST_MARKER: &str = "--- MESSAGE TO CLASSIFY ---";
 
 impl Router {
     pub fn new(crew: &Crew) -> Router {
@@ -320,7 +320,7 @@ fn word_bounded(text: &str, start: usize, end: usize) -> bool {
 
 /// The classifier's input: the last lines of the exchange (oldest first, each cut), a marker
 /// line, then the message.
-pub fn history_digest(history: &[String], message: &str) -> String {
+pub(crate) fn history_digest(history: &[String], message: &str) -> String {
     let start = history.len().saturating_sub(DIGEST_LINES);
     let mut out = String::new();
     for line in &history[start..] {

@@ -282,7 +282,7 @@ fn too_short(word: &str) -> bool {
 
 /// What the message's form says, apart from its words.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Shape {
+pub(crate) struct Shape {
     pub question: bool,
     /// A question asking where something is.
     pub locating: bool,
@@ -304,7 +304,7 @@ struct RouteBag {
     phrases: Vec<String>,
 }
 
-pub struct Scorer {
+pub(crate) struct Scorer {
     routes: Vec<RouteBag>,
     stop: HashSet<&'static str>,
     /// Every known word written in a script without spaces, longest first: a message in such a
@@ -319,7 +319,7 @@ fn common_prefix(a: &str, b: &str) -> usize {
 /// Whether two words are the same word up to an inflection: equal, or sharing a prefix of at
 /// least four letters that covers all but the last two letters of the shorter word
 /// ("link"/"linked", "collega"/"collegare", "enlace"/"enlazar", "duplicates"/"duplicati").
-pub fn same_word(a: &str, b: &str) -> bool {
+pub(crate) fn same_word(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
@@ -415,12 +415,13 @@ impl Scorer {
     }
 
     /// The best route for a normalized message: (kind, name, score, the words that counted).
+    #[cfg(test)]
     pub fn best(&self, normalized: &str) -> Option<(Kind, String, f64, Vec<String>)> {
         self.best_shaped(normalized, Shape::default())
     }
 
     /// [`Scorer::best`] knowing the message's shape (see [`super::intent`]).
-    pub fn best_shaped(
+    pub(crate) fn best_shaped(
         &self,
         normalized: &str,
         shape: Shape,

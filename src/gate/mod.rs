@@ -113,7 +113,7 @@ pub enum HookPoint {
 }
 
 /// A function the gate calls at each [`HookPoint`] with the path concerned (tests only).
-pub type Hook = Box<dyn FnMut(HookPoint, &str) + Send + Sync>;
+pub(crate) type Hook = Box<dyn FnMut(HookPoint, &str) + Send + Sync>;
 /// The gate over one vault.
 pub struct Gate {
     vault: Vault,
@@ -155,11 +155,7 @@ impl Gate {
         &self.vault
     }
 
-    pub fn into_vault(self) -> Vault {
-        self.vault
-    }
-
-    pub fn is_dry_run(&self) -> bool {
+    pub(crate) fn is_dry_run(&self) -> bool {
         self.dry_run
     }
 
@@ -329,7 +325,7 @@ impl Gate {
     }
 
     /// Whether a folder exists (on disk, or created by this gate in a dry run).
-    pub fn dir_exists(&self, dir: &str) -> bool {
+    pub(crate) fn dir_exists(&self, dir: &str) -> bool {
         let Ok(dir) = jail(dir) else { return false };
         self.vault.root.join(&dir).is_dir() || self.overlay.contains_key(&format!("{dir}/"))
     }
@@ -421,7 +417,7 @@ impl Gate {
     }
 
     /// A free variant of `path`: `Name.md`, then `Name 2.md`, `Name 3.md`, …
-    pub fn free_name(&self, path: &str) -> String {
+    pub(crate) fn free_name(&self, path: &str) -> String {
         if !self.exists(path) {
             return path.to_string();
         }

@@ -72,7 +72,7 @@ impl Lang {
 
     /// Whether `count` takes the singular form: French says "0 note" and "1 note", the others
     /// "1" only; Japanese has no plural, so its two forms are the same text.
-    pub fn singular(self, count: usize) -> bool {
+    pub(crate) fn singular(self, count: usize) -> bool {
         match self {
             Lang::Fr => count <= 1,
             _ => count == 1,
@@ -103,7 +103,7 @@ impl std::fmt::Display for Lang {
 
 /// The language a request is answered in: the forced one, else the request's own, else the
 /// preferred one (chat session, profile), else English.
-pub fn choose(forced: Option<Lang>, message: &str, preferred: &[Option<Lang>]) -> Lang {
+pub(crate) fn choose(forced: Option<Lang>, message: &str, preferred: &[Option<Lang>]) -> Lang {
     forced
         .or_else(|| detect(message))
         .or_else(|| preferred.iter().flatten().next().copied())
@@ -113,7 +113,7 @@ pub fn choose(forced: Option<Lang>, message: &str, preferred: &[Option<Lang>]) -
 /// The profile's `primary-language` (`<meta>/user-profile.md` under the vault), when it is
 /// one of the seven. Read before the vault is opened, so the route line is already in it; a
 /// profile that cannot be read is no preference.
-pub fn profile_language(vault: &std::path::Path, meta: &str) -> Option<Lang> {
+pub(crate) fn profile_language(vault: &std::path::Path, meta: &str) -> Option<Lang> {
     let path = format!("{meta}/user-profile.md");
     let bytes = std::fs::read(vault.join(&path)).ok()?;
     let note = crate::vault::Note::parse(path, &bytes);

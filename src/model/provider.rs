@@ -41,7 +41,7 @@ impl Provider {
     }
 
     /// Environment variables holding the key, in the order they are read.
-    pub fn key_vars(self) -> &'static [&'static str] {
+    pub(crate) fn key_vars(self) -> &'static [&'static str] {
         match self {
             Provider::OpenAi => &["OPENAI_API_KEY"],
             Provider::Anthropic => &["ANTHROPIC_API_KEY"],
@@ -119,7 +119,7 @@ impl Endpoint {
         }
     }
 
-    pub fn has_key(&self) -> bool {
+    pub(crate) fn has_key(&self) -> bool {
         self.key.is_some()
     }
 }

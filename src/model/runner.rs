@@ -10,7 +10,7 @@ use crate::dispatch::chain::Step;
 use crate::gate::Gate;
 
 /// Everything the prompt of one model run is built from.
-pub struct AgentRun<'a> {
+pub(crate) struct AgentRun<'a> {
     pub def: &'a Definition,
     pub step: &'a Step,
     pub postit: Option<String>,
@@ -26,7 +26,7 @@ pub struct AgentRun<'a> {
 
 /// What a model run produced.
 #[derive(Debug, Clone, Default)]
-pub struct ModelOutcome {
+pub(crate) struct ModelOutcome {
     pub text: String,
     pub postit: String,
     pub tokens_in: u64,
@@ -38,7 +38,7 @@ pub struct ModelOutcome {
 }
 
 /// Fills `{{current_date}}`, `{{vault_name}}`, `{{user_profile}}` and the folder placeholders.
-pub fn substitute(text: &str, run: &AgentRun, folders: &Folders) -> String {
+pub(crate) fn substitute(text: &str, run: &AgentRun, folders: &Folders) -> String {
     let mut out = text
         .replace("{{current_date}}", &run.today.to_string())
         .replace("{{vault_name}}", &run.vault_name)
@@ -49,7 +49,7 @@ pub fn substitute(text: &str, run: &AgentRun, folders: &Folders) -> String {
     out
 }
 
-pub fn system_prompt(run: &AgentRun, folders: &Folders) -> String {
+pub(crate) fn system_prompt(run: &AgentRun, folders: &Folders) -> String {
     let mut s = substitute(&run.def.body, run, folders);
     s.push_str(&format!(
         "\n\n## This run\nToday is {}. The vault is \"{}\". {}\nYou work only through your tools; paths are vault-relative. The inbox is `{}/`.\n",
@@ -114,7 +114,7 @@ fn messages(run: &AgentRun) -> Vec<Message> {
 }
 
 /// Splits a trailing `### Post-it` section off an answer: (answer, post-it).
-pub fn split_postit(text: &str) -> (String, Option<String>) {
+pub(crate) fn split_postit(text: &str) -> (String, Option<String>) {
     let lower = text.to_lowercase();
     let Some(pos) = ["### post-it", "## post-it"]
         .iter()
@@ -137,7 +137,7 @@ pub fn split_postit(text: &str) -> (String, Option<String>) {
 }
 
 /// Runs one agent on a model with its vault tools.
-pub fn run_agent(
+pub(crate) fn run_agent(
     backend: &dyn ChatBackend,
     model: &str,
     run: &AgentRun,
@@ -230,7 +230,7 @@ pub fn run_agent(
 }
 
 /// The routing classifier: a model names the agent or skill for a message no trigger matched.
-pub struct ModelClassifier<'a> {
+pub(crate) struct ModelClassifier<'a> {
     pub backend: Box<dyn ChatBackend + 'a>,
     pub model: String,
     pub crew: &'a Crew,

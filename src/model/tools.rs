@@ -8,9 +8,9 @@ use crate::crew::Folders;
 use crate::gate::{Gate, GateError, MODEL_READ_CAP};
 
 /// Notes per page of `list_notes`.
-pub const LIST_PAGE: usize = 100;
+pub(crate) const LIST_PAGE: usize = 100;
 /// Characters per page of `read_note`.
-pub const READ_PAGE: usize = 8_000;
+pub(crate) const READ_PAGE: usize = 8_000;
 
 fn spec(name: &str, description: &str, parameters: Value) -> ToolSpec {
     ToolSpec {
@@ -21,7 +21,7 @@ fn spec(name: &str, description: &str, parameters: Value) -> ToolSpec {
 }
 
 /// The tools an agent with `capabilities` may use.
-pub fn specs(capabilities: &[String]) -> Vec<ToolSpec> {
+pub(crate) fn specs(capabilities: &[String]) -> Vec<ToolSpec> {
     let has = |c: &str| capabilities.iter().any(|x| x == c);
     let mut out = Vec::new();
     if has("read") {

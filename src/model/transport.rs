@@ -38,7 +38,7 @@ impl HttpBackend {
     }
 
     /// The backend for a model id with the crew's config and the process environment.
-    pub fn for_model(
+    pub(crate) fn for_model(
         model_id: &str,
         config: &CrewConfig,
     ) -> Result<(HttpBackend, String), ModelError> {
@@ -59,11 +59,6 @@ impl HttpBackend {
             ),
             model,
         ))
-    }
-
-    pub fn with_backoff(mut self, backoff: Duration) -> Self {
-        self.backoff = backoff;
-        self
     }
 
     fn post(&self, url: &str, body: &Value) -> Result<(u16, String, Option<u64>), ureq::Error> {

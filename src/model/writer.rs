@@ -66,7 +66,7 @@ impl Writer {
 }
 
 /// Text made safe for one line of a prompt: control characters become spaces.
-pub fn one_line(s: &str) -> String {
+pub(crate) fn one_line(s: &str) -> String {
     s.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect::<String>()

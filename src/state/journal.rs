@@ -59,7 +59,7 @@ impl Operation {
 /// Writing the journal failed: the change it would have recorded is not made.
 #[derive(Debug, thiserror::Error)]
 #[error("could not write the journal at {path}: {source}")]
-pub struct JournalError {
+pub(crate) struct JournalError {
     pub path: String,
     #[source]
     pub source: std::io::Error,
@@ -111,7 +111,7 @@ impl Journal {
         Some((op, self.originals.pop().flatten()))
     }
 
-    pub fn record(
+    pub(crate) fn record(
         &mut self,
         mut op: Operation,
         original: Option<&[u8]>,

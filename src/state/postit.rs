@@ -4,8 +4,8 @@ use crate::gate::{Gate, GateError};
 use crate::vault::markdown::split_frontmatter;
 
 /// Body lines a post-it keeps.
-pub const MAX_LINES: usize = 30;
-pub const CUT_MARKER: &str = "[… cut to 30 lines by crew]";
+pub(crate) const MAX_LINES: usize = 30;
+pub(crate) const CUT_MARKER: &str = "[… cut to 30 lines by crew]";
 
 pub fn path(states_dir: &str, agent: &str) -> String {
     format!("{states_dir}/{agent}.md")

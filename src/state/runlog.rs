@@ -8,7 +8,7 @@ use serde_json::Value;
 
 /// Appends records to one run's log. Logging never fails a request: an unwritable log is
 /// reported once on stderr.
-pub struct RunLog {
+pub(crate) struct RunLog {
     path: Option<PathBuf>,
     warned: bool,
 }
@@ -33,7 +33,7 @@ impl RunLog {
         }
     }
 
-    pub fn record(&mut self, kind: &str, mut fields: Value) {
+    pub(crate) fn record(&mut self, kind: &str, mut fields: Value) {
         let Some(path) = &self.path else { return };
         if let Value::Object(map) = &mut fields {
             map.insert("type".into(), Value::String(kind.to_string()));

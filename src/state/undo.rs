@@ -65,12 +65,12 @@ pub enum Action {
     Rmdir { path: String },
 }
 
-pub fn journal_dir(state_dir: &Path, run: &str) -> PathBuf {
+pub(crate) fn journal_dir(state_dir: &Path, run: &str) -> PathBuf {
     state_dir.join("journal").join(run)
 }
 
 /// Reads a run's journal.
-pub fn read_journal(state_dir: &Path, run: &str) -> Result<Vec<Operation>, UndoError> {
+pub(crate) fn read_journal(state_dir: &Path, run: &str) -> Result<Vec<Operation>, UndoError> {
     let path = journal_dir(state_dir, run).join("journal.jsonl");
     let text = std::fs::read_to_string(&path).map_err(|_| UndoError::NoJournal(run.to_string()))?;
     text.lines()
@@ -374,7 +374,7 @@ fn apply_one(
 
 /// Removes crew's temporary files left in the vault by a killed run or undo. Only a holder of
 /// the vault lock calls this: no crew writer is mid-write then.
-pub fn remove_stale_temps(vault: &Path) {
+pub(crate) fn remove_stale_temps(vault: &Path) {
     for t in crate::vault::find_stale_temps(vault) {
         match std::fs::remove_file(&t) {
             Ok(()) => tracing::info!(

@@ -15,7 +15,7 @@ use crate::vault::Vault;
 
 /// An area folder without its `_index.md` or its MOC.
 #[derive(Debug, Clone, Serialize)]
-pub struct AreaGap {
+pub(crate) struct AreaGap {
     pub folder: String,
     pub name: String,
     pub no_index: bool,
@@ -24,14 +24,14 @@ pub struct AreaGap {
 
 /// Notes of a folder its map does not list yet, each as an unambiguous link target.
 #[derive(Debug, Clone, Serialize)]
-pub struct MocAddition {
+pub(crate) struct MocAddition {
     pub moc: String,
     pub targets: Vec<String>,
 }
 
 /// A note whose `project` or `area` names a home it does not live in.
 #[derive(Debug, Clone, Serialize)]
-pub struct Misplaced {
+pub(crate) struct Misplaced {
     pub path: String,
     pub home: String,
     /// Safe to move unattended: waiting in the inbox for over 48 hours, and the home holds
@@ -41,7 +41,7 @@ pub struct Misplaced {
 
 /// One tag written several ways, or in a form other than lowercase-hyphen.
 #[derive(Debug, Clone, Serialize)]
-pub struct TagFinding {
+pub(crate) struct TagFinding {
     pub canonical: String,
     /// Each spelling with the number of notes using it.
     pub forms: Vec<(String, usize)>,
@@ -49,7 +49,7 @@ pub struct TagFinding {
 
 /// Everything the five phases found.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct DefragPlan {
+pub(crate) struct DefragPlan {
     pub stale_inbox: Vec<String>,
     pub area_gaps: Vec<AreaGap>,
     pub index_missing: Vec<String>,

@@ -8,7 +8,7 @@ use super::defrag_plan::{DefragPlan, TagFinding};
 
 /// One change defrag made, through the gate.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Change {
+pub(crate) struct Change {
     pub path: String,
     /// `created`, `updated` or `moved to <path>`.
     pub what: String,
@@ -16,7 +16,7 @@ pub struct Change {
 
 /// A defrag run: the audit, what it changed and whether it was allowed to.
 #[derive(Debug, Clone, Serialize)]
-pub struct DefragRun {
+pub(crate) struct DefragRun {
     #[serde(serialize_with = "as_text")]
     pub date: NaiveDate,
     pub plan: DefragPlan,
@@ -95,7 +95,7 @@ impl DefragRun {
     }
 
     /// Each change on its own line, or a line saying there were none (and why).
-    pub fn changes_list(&self) -> String {
+    pub(crate) fn changes_list(&self) -> String {
         if self.changes.is_empty() {
             return if self.changes_allowed {
                 "- none needed\n".into()

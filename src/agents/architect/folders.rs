@@ -6,7 +6,7 @@ use crate::agents::common::fold;
 
 /// The leaf of an existing folder (one of `existing`, leaves of the home root) that `name`
 /// names once case, accents, spacing and punctuation are ignored.
-pub fn existing_twin<'a>(name: &str, existing: &'a [String]) -> Option<&'a str> {
+pub(crate) fn existing_twin<'a>(name: &str, existing: &'a [String]) -> Option<&'a str> {
     let want = fold(name);
     if want.is_empty() {
         return None;
@@ -27,7 +27,7 @@ pub fn existing_twin<'a>(name: &str, existing: &'a [String]) -> Option<&'a str> 
 /// existing folder whose name starts the text wins, so `Projects (2026)` is read whole; else
 /// the name runs to the next `/`, `;` or line end, and a trailing remark in parentheses with
 /// several words (`Kitchen (with _index.md and a MOC)`) is left out.
-pub fn name_at(text: &str, existing: &[String]) -> String {
+pub(crate) fn name_at(text: &str, existing: &[String]) -> String {
     let line = text.lines().next().unwrap_or("");
     let mut known: Vec<&String> = existing
         .iter()

@@ -106,7 +106,7 @@ fn register_home(
 
 /// The area scaffolding procedure: folder, `_index.md`, area MOC, link from the master index,
 /// `vault-structure.md` and the tag taxonomy. Never a half-structure; never overwrites.
-pub fn scaffold_area(ctx: &mut Ctx, name: &str) -> Result<Vec<String>, GateError> {
+pub(crate) fn scaffold_area(ctx: &mut Ctx, name: &str) -> Result<Vec<String>, GateError> {
     let f = ctx.config.folders.clone();
     let s = slug(name);
     let today = ctx.today();
@@ -145,7 +145,7 @@ pub fn scaffold_area(ctx: &mut Ctx, name: &str) -> Result<Vec<String>, GateError
 }
 
 /// A project folder with its index, listed in `vault-structure.md` and the taxonomy.
-pub fn scaffold_project(ctx: &mut Ctx, name: &str) -> Result<Vec<String>, GateError> {
+pub(crate) fn scaffold_project(ctx: &mut Ctx, name: &str) -> Result<Vec<String>, GateError> {
     let f = ctx.config.folders.clone();
     let s = slug(name);
     let folder = format!("{}/{name}", f.projects);
@@ -222,7 +222,7 @@ static NAME_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// What the request asks to build: ("area" | "project", name).
-pub fn requested_structure(message: &str) -> Option<(String, String)> {
+pub(crate) fn requested_structure(message: &str) -> Option<(String, String)> {
     let first_line = message.lines().next().unwrap_or("");
     let c = NAME_AFTER.captures(first_line)?;
     let word = c.get(1)?.as_str().to_lowercase();
@@ -531,7 +531,7 @@ pub fn onboarding(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
 }
 
 /// `/manage-agent`: lists the crew; edits and removals are CLI commands.
-pub fn manage_agent(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+pub(crate) fn manage_agent(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let l = ctx.lang;
     let mut out = crate::tr!(l, "crew.heading");
     for a in &ctx.crew.agents {

@@ -12,7 +12,7 @@ use crate::vault::{NoteSource, Vault};
 
 /// One suggested link from the note to `note`, with its score and why.
 #[derive(Debug, Clone)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     pub note: usize,
     pub score: f64,
     pub why: Vec<String>,
@@ -56,7 +56,7 @@ impl Rarity {
 
 /// What discovery knows of the vault: each content note's words, how rare each word is, and
 /// which notes use the rarer words (read once, asked many times).
-pub struct Discovery<'a> {
+pub(crate) struct Discovery<'a> {
     vault: &'a Vault,
     word_sets: Vec<Option<BTreeSet<String>>>,
     rarity: Rarity,

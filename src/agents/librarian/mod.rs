@@ -260,7 +260,7 @@ fn stale_bands(out: &mut String, l: Lang, a: &Audit) {
 
 /// `/deep-clean`: the audit plus stale content, outdated references, expired deadlines and
 /// near-empty notes. Proposes; archives nothing by itself.
-pub fn deep_clean(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+pub(crate) fn deep_clean(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let mut result = vault_audit(ctx)?;
     let vault = ctx.gate.vault();
     let today = ctx.now.date();

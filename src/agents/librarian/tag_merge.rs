@@ -31,7 +31,7 @@ pub struct Merge {
 }
 
 /// What makes two spellings one tag: each `/` segment lower-cased, without `-`, `_` and spaces.
-pub fn merge_key(tag: &str) -> String {
+pub(crate) fn merge_key(tag: &str) -> String {
     tag.split('/')
         .map(|segment| {
             segment
@@ -79,7 +79,7 @@ fn choose(variants: &[Variant]) -> String {
 
 /// The merges for a vault whose spellings are used by `uses` notes each (spelling as written →
 /// notes). Groups of one spelling need no merge.
-pub fn plan_merges(uses: &BTreeMap<String, usize>) -> Vec<Merge> {
+pub(crate) fn plan_merges(uses: &BTreeMap<String, usize>) -> Vec<Merge> {
     let mut groups: BTreeMap<String, Vec<Variant>> = BTreeMap::new();
     for (tag, notes) in uses {
         groups.entry(merge_key(tag)).or_default().push(Variant {
@@ -115,7 +115,7 @@ pub fn renames(merges: &[Merge]) -> HashMap<String, String> {
 /// Pairs of tags that may be one tag but differ in letters — singular and plural, or one typo
 /// apart — for the user to judge: (the less used, the more used). Tags holding digits are
 /// left out (`#cve-2019-1181` and `#cve-2019-1182` are two things).
-pub fn look_alikes(counts: &BTreeMap<String, usize>) -> Vec<(String, String)> {
+pub(crate) fn look_alikes(counts: &BTreeMap<String, usize>) -> Vec<(String, String)> {
     let keys: Vec<(&String, String)> = counts
         .keys()
         .filter(|t| !t.chars().any(|c| c.is_numeric()))

@@ -247,7 +247,7 @@ fn applied_lines(out: &mut String, ctx: &Ctx, g: &Garden, outcome: Option<&Outco
 /// meets an uppercase one (`ProjectManagement` → `project-management`), never between
 /// letters of one case (`MOC` → `moc`, `OB_Template` → `ob-template`); `_` and spaces become
 /// hyphens; nesting (`/`) is kept.
-pub fn canonical_tag(tag: &str) -> String {
+pub(crate) fn canonical_tag(tag: &str) -> String {
     tag.split('/')
         .map(|segment| {
             let mut out = String::new();

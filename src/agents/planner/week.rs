@@ -62,7 +62,7 @@ fn item_line(d: &Dated) -> String {
 }
 
 /// The ISO week name: `2026-W09`.
-pub fn week_name(day: NaiveDate) -> String {
+pub(crate) fn week_name(day: NaiveDate) -> String {
     let w = day.iso_week();
     format!("{}-W{:02}", w.year(), w.week())
 }
@@ -208,7 +208,7 @@ fn push_items(out: &mut String, none: &str, lines: impl Iterator<Item = String>)
 }
 
 /// `/weekly-agenda`: renders the week and writes the week note.
-pub fn weekly_agenda(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+pub(crate) fn weekly_agenda(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let items = collect(ctx);
     let today = ctx.now.date();
     let monday = today - Duration::days(today.weekday().num_days_from_monday() as i64);

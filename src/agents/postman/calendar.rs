@@ -54,7 +54,7 @@ impl Event {
     }
 
     /// `10:00–11:00`, or `all day`.
-    pub fn time_range(&self) -> String {
+    pub(crate) fn time_range(&self) -> String {
         if self.all_day {
             return "all day".into();
         }
@@ -82,7 +82,7 @@ pub struct Loaded {
 }
 
 /// The zone times are shown in: the configured one, else the system's, else UTC.
-pub fn user_zone(configured: Option<&str>) -> Result<Tz, String> {
+pub(crate) fn user_zone(configured: Option<&str>) -> Result<Tz, String> {
     if let Some(name) = configured {
         return name.trim().parse::<Tz>().map_err(|_| {
             format!("calendar.timezone `{name}` is not an IANA zone name (e.g. Europe/Rome)")
@@ -95,7 +95,7 @@ pub fn user_zone(configured: Option<&str>) -> Result<Tz, String> {
 }
 
 /// Every `.ics` file of the configured paths (folders are searched), sorted.
-pub fn ics_files(paths: &[PathBuf], problems: &mut Vec<String>) -> Vec<PathBuf> {
+pub(crate) fn ics_files(paths: &[PathBuf], problems: &mut Vec<String>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
@@ -472,7 +472,7 @@ fn expand(
 }
 
 /// The events of one file within the window, each with its SEQUENCE.
-pub fn parse_file(
+pub(crate) fn parse_file(
     bytes: &[u8],
     file: &str,
     zone: Tz,
@@ -563,7 +563,7 @@ pub fn parse_file(
 }
 
 /// The configured `.ics` paths, resolved against the vault.
-pub fn configured_paths(vault: &Path, ics: &[String]) -> Vec<PathBuf> {
+pub(crate) fn configured_paths(vault: &Path, ics: &[String]) -> Vec<PathBuf> {
     ics.iter()
         .map(|p| crate::crew::mailcal::resolve_path(vault, p))
         .collect()

@@ -62,7 +62,7 @@ const COMMAND_WORDS: &[&str] = &[
 
 /// What a request asks for: a listing number, naming words, or "the important ones".
 #[derive(Debug, Clone, PartialEq)]
-pub struct Request {
+pub(crate) struct Request {
     pub number: Option<usize>,
     pub words: Vec<String>,
     pub important: bool,
@@ -120,7 +120,7 @@ fn listing_index(message: &str, words: &[String]) -> Option<usize> {
 
 /// The messages a request names, with the problems met reading them; `Err` is the answer to
 /// give instead (no such number, no match, several matches).
-pub fn choose(
+pub(crate) fn choose(
     source: &Source,
     listing: &[(usize, String)],
     req: &Request,

@@ -15,7 +15,7 @@ use crate::crew::ModelSpec;
 use crate::gate::GateError;
 
 /// Words that ask for a draft, in the crew's seven languages (matched as whole words).
-pub const DRAFT_WORDS: &[&str] = &[
+pub(crate) const DRAFT_WORDS: &[&str] = &[
     "draft",
     "drafts",
     "bozza",
@@ -65,13 +65,13 @@ const VERBS: &[&str] = &[
 ];
 
 /// Folder of the drafts, under the inbox role (the sorter files only the inbox's own notes).
-pub const DRAFTS_FOLDER: &str = "Drafts";
+pub(crate) const DRAFTS_FOLDER: &str = "Drafts";
 
 /// Characters of the original quoted under a draft.
 const QUOTED_CHARS: usize = 4_000;
 
 /// Whether a request asks for a reply draft.
-pub fn asks_for_draft(ctx: &Ctx) -> bool {
+pub(crate) fn asks_for_draft(ctx: &Ctx) -> bool {
     ctx.asks(DRAFT_WORDS) || DRAFT_MARKS_JA.iter().any(|m| ctx.step.message.contains(m))
 }
 
@@ -87,7 +87,7 @@ fn spaced(message: &str) -> String {
     s
 }
 
-pub fn draft_reply(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+pub(crate) fn draft_reply(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let postit = PostIt::parse(ctx.postit.as_deref());
     let Some(writer) = Writer::for_ctx(ctx) else {
         return Ok(done(needs_model(ctx), &postit));

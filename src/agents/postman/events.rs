@@ -14,11 +14,15 @@ use crate::gate::GateError;
 use crate::vault::Vault;
 
 /// Import window: a week back (to catch what moved), two months ahead.
-pub const IMPORT_DAYS_BACK: i64 = 7;
-pub const IMPORT_DAYS_AHEAD: i64 = 60;
+pub(crate) const IMPORT_DAYS_BACK: i64 = 7;
+pub(crate) const IMPORT_DAYS_AHEAD: i64 = 60;
 
 /// The configured calendars' events between two days; `None` when no calendar is configured.
-pub fn events_between(ctx: &Ctx, from: NaiveDate, to: NaiveDate) -> Option<calendar::Loaded> {
+pub(crate) fn events_between(
+    ctx: &Ctx,
+    from: NaiveDate,
+    to: NaiveDate,
+) -> Option<calendar::Loaded> {
     if ctx.config.calendar.ics.is_empty() {
         return None;
     }
@@ -40,7 +44,7 @@ pub fn events_between(ctx: &Ctx, from: NaiveDate, to: NaiveDate) -> Option<calen
 }
 
 /// The run's clock in the calendar's zone (which may differ from the system's).
-pub fn now_in_zone(ctx: &Ctx) -> chrono::NaiveDateTime {
+pub(crate) fn now_in_zone(ctx: &Ctx) -> chrono::NaiveDateTime {
     use chrono::TimeZone as _;
     match calendar::user_zone(ctx.config.calendar.timezone.as_deref()) {
         Ok(zone) => chrono::Local
@@ -52,7 +56,7 @@ pub fn now_in_zone(ctx: &Ctx) -> chrono::NaiveDateTime {
 }
 
 /// `(UID, occurrence)` of every note made from a calendar event, with its path.
-pub fn imported(vault: &Vault) -> BTreeMap<(String, Option<String>), String> {
+pub(crate) fn imported(vault: &Vault) -> BTreeMap<(String, Option<String>), String> {
     vault
         .notes
         .iter()
@@ -64,7 +68,7 @@ pub fn imported(vault: &Vault) -> BTreeMap<(String, Option<String>), String> {
 }
 
 /// The keys of [`imported`], for skills that show events not yet in the vault.
-pub fn imported_keys(vault: &Vault) -> HashSet<(String, Option<String>)> {
+pub(crate) fn imported_keys(vault: &Vault) -> HashSet<(String, Option<String>)> {
     imported(vault).into_keys().collect()
 }
 
@@ -429,7 +433,7 @@ const DEADLINE_WORDS: &[&str] = &[
 
 /// Calendar events whose titles name a deadline, as deadline-radar items (cancelled ones left
 /// out), with the problems met reading the calendars.
-pub fn calendar_deadlines(
+pub(crate) fn calendar_deadlines(
     ctx: &Ctx,
     from: NaiveDate,
     to: NaiveDate,
@@ -456,7 +460,11 @@ pub fn calendar_deadlines(
 }
 
 /// The week's calendar events that have no note yet (the agenda lists meeting notes itself).
-pub fn week_events(ctx: &Ctx, monday: NaiveDate, sunday: NaiveDate) -> (Vec<Event>, Vec<String>) {
+pub(crate) fn week_events(
+    ctx: &Ctx,
+    monday: NaiveDate,
+    sunday: NaiveDate,
+) -> (Vec<Event>, Vec<String>) {
     let Some(loaded) = events_between(ctx, monday, sunday) else {
         return (Vec::new(), Vec::new());
     };

@@ -14,7 +14,7 @@ type Tls = rustls::StreamOwned<rustls::ClientConnection, TcpStream>;
 type Session = imap::Session<Tls>;
 
 #[derive(Debug, thiserror::Error)]
-pub enum ImapError {
+pub(crate) enum ImapError {
     #[error("IMAP password: {0}")]
     Password(String),
     #[error("cannot reach {host}:{port}: {reason}")]
@@ -238,7 +238,7 @@ fn fetch_uids(
 
 /// Messages with a UID above the mark (`UIDVALIDITY LASTUID`); all of them on the first check
 /// or when the server renumbered the mailbox.
-pub fn fetch_new(cfg: &ImapConfig, mark: Option<&str>) -> Result<Fetched, ImapError> {
+pub(crate) fn fetch_new(cfg: &ImapConfig, mark: Option<&str>) -> Result<Fetched, ImapError> {
     let (mut s, validity) = open(cfg)?;
     let last = mark.and_then(|m| {
         let mut p = m.split_whitespace();
@@ -265,7 +265,7 @@ pub fn fetch_new(cfg: &ImapConfig, mark: Option<&str>) -> Result<Fetched, ImapEr
 }
 
 /// Messages by key (`imap:UIDVALIDITY:UID`); keys of another UIDVALIDITY are left out.
-pub fn fetch_keys(
+pub(crate) fn fetch_keys(
     cfg: &ImapConfig,
     keys: &[String],
 ) -> Result<(Vec<Mail>, Vec<String>), ImapError> {
@@ -291,7 +291,10 @@ pub fn fetch_keys(
 }
 
 /// The newest `n` messages.
-pub fn fetch_recent(cfg: &ImapConfig, n: usize) -> Result<(Vec<Mail>, Vec<String>), ImapError> {
+pub(crate) fn fetch_recent(
+    cfg: &ImapConfig,
+    n: usize,
+) -> Result<(Vec<Mail>, Vec<String>), ImapError> {
     let (mut s, validity) = open(cfg)?;
     let uids = all_uids(cfg, &mut s)?;
     let newest: Vec<u32> = uids.iter().rev().take(n).copied().collect();

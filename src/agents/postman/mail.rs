@@ -285,7 +285,7 @@ fn with_year(month: u32, day: u32, year: Option<i32>, sent: NaiveDate) -> Option
 
 /// The earliest date at or after `sent` that `text` names: ISO and written-out dates, and
 /// relative ones after a deadline word ("by Friday", "due tomorrow", "by end of week").
-pub fn find_deadline(text: &str, sent: NaiveDate) -> Option<Deadline> {
+pub(crate) fn find_deadline(text: &str, sent: NaiveDate) -> Option<Deadline> {
     let mut found: Vec<Deadline> = Vec::new();
     let mut push = |date: Option<NaiveDate>, words: &str| {
         if let Some(date) = date.filter(|d| *d >= sent && (*d - sent).num_days() <= 366) {

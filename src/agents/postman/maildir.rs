@@ -14,7 +14,7 @@ pub struct Entry {
 }
 
 /// A message file larger than this is not read (its size is reported instead).
-pub const MAX_MESSAGE_BYTES: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_MESSAGE_BYTES: u64 = 64 * 1024 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum MaildirError {

@@ -114,7 +114,7 @@ pub(crate) fn md_inline(s: &str) -> String {
 pub use check::check_mail;
 
 /// "save email 2", "save the email about the invoice", "save important emails".
-pub fn save_email(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+pub(crate) fn save_email(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let source = match source_or_setup(ctx) {
         Ok(s) => s,
         Err(out) => return Ok(out),

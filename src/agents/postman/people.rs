@@ -8,7 +8,7 @@ use yaml_serde::Value;
 
 /// A known person: the People note's name (its link target).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Person {
+pub(crate) struct Person {
     pub note: String,
     pub path: String,
     pub emails: Vec<String>,
@@ -17,14 +17,14 @@ pub struct Person {
 
 /// The People notes of a vault and the user's VIP list, for matching senders.
 #[derive(Debug, Default)]
-pub struct Directory {
+pub(crate) struct Directory {
     pub people: Vec<Person>,
     /// VIP entries, folded: addresses, names or note names.
     vips: Vec<String>,
 }
 
 /// Every string of a property that may be a scalar or a list.
-pub fn property_strings(note: &Note, key: &str) -> Vec<String> {
+pub(crate) fn property_strings(note: &Note, key: &str) -> Vec<String> {
     match note.property(key) {
         Some(Value::Sequence(items)) => items
             .iter()
@@ -109,7 +109,7 @@ impl Directory {
     }
 
     /// Whether the user profile lists this sender as a VIP (by address, name or People note).
-    pub fn is_vip(&self, email: Option<&str>, name: Option<&str>) -> bool {
+    pub(crate) fn is_vip(&self, email: Option<&str>, name: Option<&str>) -> bool {
         if self.vips.is_empty() {
             return false;
         }

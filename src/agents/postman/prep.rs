@@ -13,7 +13,7 @@ use crate::gate::GateError;
 use crate::vault::Note;
 
 /// How far ahead a meeting is looked for.
-pub const PREP_DAYS_AHEAD: i64 = 14;
+pub(crate) const PREP_DAYS_AHEAD: i64 = 14;
 
 const REQUEST_WORDS: &[&str] = &[
     "prepare",
@@ -72,7 +72,7 @@ fn words_of(s: &str) -> Vec<String> {
         .collect()
 }
 
-pub fn meeting_prep(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+pub(crate) fn meeting_prep(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let now = super::events::now_in_zone(ctx);
     let today = now.date();
     let horizon = today + Duration::days(PREP_DAYS_AHEAD);

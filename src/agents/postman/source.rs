@@ -8,17 +8,17 @@ use super::maildir;
 use crate::crew::mailcal::{ImapConfig, MailConfig, resolve_path};
 
 /// At most this many new messages are parsed and listed in one check (the newest).
-pub const MAX_LISTED: usize = 50;
+pub(crate) const MAX_LISTED: usize = 50;
 
 #[derive(Debug, Clone)]
-pub enum Source {
+pub(crate) enum Source {
     Maildir(PathBuf),
     Imap(ImapConfig),
 }
 
 /// The new messages of one check.
 #[derive(Debug, Default)]
-pub struct Fetched {
+pub(crate) struct Fetched {
     /// Newest first.
     pub mails: Vec<Mail>,
     /// Messages skipped, each naming its file (or UID) and why.
@@ -39,7 +39,7 @@ impl Source {
     }
 
     /// The post-it key its mark is kept under.
-    pub fn mark_key(&self) -> &'static str {
+    pub(crate) fn mark_key(&self) -> &'static str {
         match self {
             Source::Maildir(_) => "mail-mark",
             Source::Imap(_) => "imap-mark",
@@ -54,7 +54,7 @@ impl Source {
     }
 
     /// Messages that arrived after `mark` (all of them when there is no mark yet).
-    pub fn fetch_new(&self, mark: Option<&str>) -> Result<Fetched, String> {
+    pub(crate) fn fetch_new(&self, mark: Option<&str>) -> Result<Fetched, String> {
         match self {
             Source::Maildir(dir) => maildir_new(dir, mark),
             Source::Imap(cfg) => super::imap::fetch_new(cfg, mark).map_err(|e| e.to_string()),
@@ -63,7 +63,7 @@ impl Source {
 
     /// Messages by key (keys of another source or no longer present are left out), and
     /// problems reading them.
-    pub fn fetch(&self, keys: &[String]) -> Result<(Vec<Mail>, Vec<String>), String> {
+    pub(crate) fn fetch(&self, keys: &[String]) -> Result<(Vec<Mail>, Vec<String>), String> {
         match self {
             Source::Maildir(dir) => {
                 let entries = maildir::list(dir).map_err(|e| e.to_string())?;
@@ -87,7 +87,7 @@ impl Source {
     }
 
     /// The newest `n` messages, for finding one by its subject.
-    pub fn recent(&self, n: usize) -> Result<(Vec<Mail>, Vec<String>), String> {
+    pub(crate) fn recent(&self, n: usize) -> Result<(Vec<Mail>, Vec<String>), String> {
         match self {
             Source::Maildir(dir) => {
                 let entries = maildir::list(dir).map_err(|e| e.to_string())?;

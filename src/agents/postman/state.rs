@@ -3,7 +3,7 @@
 
 /// The post-it's lines, in order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PostIt {
+pub(crate) struct PostIt {
     lines: Vec<(String, String)>,
 }
 

@@ -17,7 +17,7 @@ use crate::dispatch::normalize::normalize;
 /// What an item of a capture is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum ItemKind {
+pub(crate) enum ItemKind {
     Task,
     Idea,
     Note,
@@ -27,7 +27,7 @@ pub enum ItemKind {
 /// A task's priority, as the Tasks plugin ranks them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Priority {
+pub(crate) enum Priority {
     High,
     Medium,
     Low,
@@ -35,7 +35,7 @@ pub enum Priority {
 
 /// One item of a capture.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Item {
+pub(crate) struct Item {
     pub kind: ItemKind,
     /// The first sentence: a task's text without its label, date phrase and priority word.
     pub head: String,

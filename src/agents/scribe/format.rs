@@ -9,7 +9,7 @@ use super::capture::Priority;
 /// The task syntaxes crew writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum TaskFormat {
+pub(crate) enum TaskFormat {
     /// The Tasks plugin: `📅 2026-05-12`, priority `⏫ 🔼 🔽`.
     TasksEmoji,
     /// Dataview inline fields: `[due:: 2026-05-12]`, `[priority:: high]`.
@@ -20,7 +20,7 @@ pub enum TaskFormat {
 
 /// The format chosen and the tasks that showed it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FormatChoice {
+pub(crate) struct FormatChoice {
     pub format: TaskFormat,
     /// Existing tasks in each format: emoji, dataview, @due.
     pub seen: [usize; 3],
@@ -54,7 +54,7 @@ pub fn detect<'a>(task_texts: impl Iterator<Item = &'a str>) -> FormatChoice {
 }
 
 /// `- [ ] text …` with the due date and priority in `format`.
-pub fn task_line(
+pub(crate) fn task_line(
     text: &str,
     due: Option<NaiveDate>,
     priority: Option<Priority>,

@@ -26,7 +26,7 @@ pub struct Name {
 
 /// A link made, or a name left alone because it fits several notes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Mention {
+pub(crate) struct Mention {
     /// The words as written.
     pub said: String,
     /// The notes it could be; one when it was linked.
@@ -34,7 +34,7 @@ pub struct Mention {
 }
 
 /// The names of a person note: its name, its aliases, and its first word.
-pub fn person_names(note: &str, aliases: &[String]) -> Vec<Name> {
+pub(crate) fn person_names(note: &str, aliases: &[String]) -> Vec<Name> {
     let mut out = vec![Name {
         surface: note.to_string(),
         target: note.to_string(),

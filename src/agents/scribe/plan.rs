@@ -11,7 +11,7 @@ use crate::vault::edit::yaml_scalar;
 
 /// One note to create.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Planned {
+pub(crate) struct Planned {
     /// Vault path wished for (the gate picks a free one when taken).
     pub path: String,
     /// The note type written in its frontmatter.
@@ -34,7 +34,7 @@ fn iso_date<S: serde::Serializer>(d: &Option<NaiveDate>, s: S) -> Result<S::Ok, 
 }
 
 /// What the capture plan needs to know about the run.
-pub struct Setting<'a> {
+pub(crate) struct Setting<'a> {
     pub today: NaiveDate,
     /// `created:` timestamp.
     pub stamp: String,
@@ -76,7 +76,7 @@ fn note_type(item: &Item) -> String {
 }
 
 /// The note for one item; the links it made and the names it left alone.
-pub fn plan_item(item: &Item, s: &Setting) -> (Planned, Vec<Mention>, Vec<Mention>) {
+pub(crate) fn plan_item(item: &Item, s: &Setting) -> (Planned, Vec<Mention>, Vec<Mention>) {
     let kind = note_type(item);
     let (head, mut linked, mut unsure) = names::link(&item.head, s.names);
     let (body, l2, u2) = names::link(&item.body.join("\n"), s.names);

@@ -15,7 +15,7 @@ const PER_NOTE: usize = 3;
 
 /// A cited passage.
 #[derive(Debug, Clone, Serialize)]
-pub struct Passage {
+pub(crate) struct Passage {
     pub path: String,
     pub title: String,
     pub heading: String,

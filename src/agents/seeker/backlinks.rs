@@ -9,7 +9,7 @@ use crate::vault::{Note, NoteSource, Resolution, Vault};
 /// How a link is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum LinkForm {
+pub(crate) enum LinkForm {
     Wikilink,
     Embed,
     Markdown,
@@ -29,7 +29,7 @@ impl LinkForm {
 
 /// One link to the target.
 #[derive(Debug, Clone, Serialize)]
-pub struct LinkAt {
+pub(crate) struct LinkAt {
     pub line: usize,
     pub form: LinkForm,
     /// The line the link sits on, trimmed and shortened.
@@ -38,7 +38,7 @@ pub struct LinkAt {
 
 /// A note linking to the target, with each of its links.
 #[derive(Debug, Clone, Serialize)]
-pub struct Backlink {
+pub(crate) struct Backlink {
     pub path: String,
     pub title: String,
     pub links: Vec<LinkAt>,
@@ -46,7 +46,7 @@ pub struct Backlink {
 
 /// What a backlinks request found.
 #[derive(Debug, Clone, Serialize)]
-pub struct Backlinks {
+pub(crate) struct Backlinks {
     /// The target's note name as the vault spells it, or the name asked for when no note has
     /// it (links to a missing note are still links).
     pub target: String,

@@ -8,7 +8,7 @@ use crate::vault::{NoteSource, Vault};
 
 /// One side of a comparison.
 #[derive(Debug, Clone, Serialize)]
-pub struct Side {
+pub(crate) struct Side {
     pub path: String,
     pub title: String,
     pub date: Option<String>,
@@ -23,7 +23,7 @@ pub struct Side {
 
 /// The comparison.
 #[derive(Debug, Clone, Serialize)]
-pub struct Comparison {
+pub(crate) struct Comparison {
     pub a: Side,
     pub b: Side,
     pub shared_links: Vec<String>,
@@ -31,7 +31,7 @@ pub struct Comparison {
 }
 
 /// The note a name means: by name or path, else the best title match of a search.
-pub fn find_note(vault: &Vault, name: &str, fallback: Option<&str>) -> Option<usize> {
+pub(crate) fn find_note(vault: &Vault, name: &str, fallback: Option<&str>) -> Option<usize> {
     vault
         .files
         .resolve("", name)

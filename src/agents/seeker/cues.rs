@@ -3,7 +3,7 @@
 
 /// What the seeker was asked to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// Every note linking to the named note.
     Backlinks(String),
     /// What the vault says about a topic, as cited passages.
@@ -236,7 +236,7 @@ fn two_sides(text: &str) -> Option<(String, String)> {
 
 /// The mode a request asks for. Backlinks and comparisons need their object; without one the
 /// request is a search.
-pub fn choose(request: &str) -> Mode {
+pub(crate) fn choose(request: &str) -> Mode {
     let lower = request.to_lowercase();
     if let Some(target) = object_of(&lower, BACKLINKS_BEFORE, BACKLINKS_AFTER) {
         return Mode::Backlinks(target);

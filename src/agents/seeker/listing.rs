@@ -7,7 +7,7 @@ use crate::analysis::search::REFINING_WORDS;
 use crate::gate::GateError;
 
 /// Runs a search for `request` and lists what matched.
-pub fn search_mode(ctx: &mut Ctx, request: &str) -> Result<NativeOutput, GateError> {
+pub(crate) fn search_mode(ctx: &mut Ctx, request: &str) -> Result<NativeOutput, GateError> {
     let vault = ctx.gate.vault();
     // "from this year", "last month": date filters said in words
     let span = crate::agents::timeframe::find(request, ctx.now.date());

@@ -8,7 +8,7 @@ use crate::dispatch::normalize::{normalize, words};
 
 /// One paragraph of a note.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Paragraph {
+pub(crate) struct Paragraph {
     /// The nearest heading above it (empty before the first heading).
     pub heading: String,
     /// 1-based line in the note where it starts.
@@ -20,7 +20,7 @@ pub struct Paragraph {
 /// Splits `body` (which starts at 1-based line `first_line` of its note) into paragraphs:
 /// runs of non-blank lines. Headings start a new paragraph and are not passages themselves;
 /// fenced code is skipped (it answers no question in words).
-pub fn paragraphs(body: &str, first_line: usize) -> Vec<Paragraph> {
+pub(crate) fn paragraphs(body: &str, first_line: usize) -> Vec<Paragraph> {
     let mut out = Vec::new();
     let mut heading = String::new();
     let mut current: Option<Paragraph> = None;
@@ -106,7 +106,7 @@ pub fn score(text: &str, terms: &[String]) -> f64 {
 
 /// Whether two passages say the same thing: the same words, or one's words nearly all inside
 /// the other's (a quote repeated in a second note).
-pub fn same_passage(a: &str, b: &str) -> bool {
+pub(crate) fn same_passage(a: &str, b: &str) -> bool {
     let set = |s: &str| {
         let n = normalize(s);
         let mut v: Vec<String> = words(&n).map(str::to_string).collect();
@@ -123,7 +123,7 @@ pub fn same_passage(a: &str, b: &str) -> bool {
 }
 
 /// A passage shortened to `max` characters at a word boundary.
-pub fn excerpt(text: &str, max: usize) -> String {
+pub(crate) fn excerpt(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_string();
     }

@@ -8,13 +8,13 @@ use crate::agents::common;
 use crate::vault::Vault;
 
 /// A note is stale after this many days untouched …
-pub const STALE_DAYS: i64 = 90;
+pub(crate) const STALE_DAYS: i64 = 90;
 /// … and a note touched within this many days is recent.
-pub const RECENT_DAYS: i64 = 30;
+pub(crate) const RECENT_DAYS: i64 = 30;
 
 /// A stale note and the recent notes linking to it.
 #[derive(Debug, Clone, Serialize)]
-pub struct Stale {
+pub(crate) struct Stale {
     pub path: String,
     pub title: String,
     #[serde(serialize_with = "super::timeline::iso_date")]

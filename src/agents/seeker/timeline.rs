@@ -16,14 +16,14 @@ static NAME_DATE: LazyLock<Regex> =
 /// Where a note's date came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum DateSource {
+pub(crate) enum DateSource {
     Created,
     Date,
     Filename,
 }
 
 /// The date a note is about, and where it was read.
-pub fn note_date(note: &Note) -> Option<(NaiveDate, DateSource)> {
+pub(crate) fn note_date(note: &Note) -> Option<(NaiveDate, DateSource)> {
     for (key, src) in [("created", DateSource::Created), ("date", DateSource::Date)] {
         if let Some(d) = note.property_str(key).and_then(|v| common::parse_date(&v)) {
             return Some((d, src));
@@ -33,7 +33,7 @@ pub fn note_date(note: &Note) -> Option<(NaiveDate, DateSource)> {
 }
 
 /// A `YYYY-MM-DD` date inside a file name.
-pub fn name_date(name: &str) -> Option<NaiveDate> {
+pub(crate) fn name_date(name: &str) -> Option<NaiveDate> {
     let c = NAME_DATE.captures(name)?;
     let n = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
     NaiveDate::from_ymd_opt(c.get(1)?.as_str().parse().ok()?, n(2)?, n(3)?)
@@ -56,7 +56,7 @@ pub struct Entry {
 
 /// The timeline: dated entries oldest first, and the matching notes with no date.
 #[derive(Debug, Clone, Serialize)]
-pub struct Timeline {
+pub(crate) struct Timeline {
     pub topic: String,
     pub entries: Vec<Entry>,
     pub undated: Vec<String>,

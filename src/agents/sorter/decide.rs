@@ -12,7 +12,7 @@ use crate::vault::Vault;
 
 /// One filing decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Decision {
+pub(crate) struct Decision {
     /// Where the note goes; `None`: it stays.
     pub dest: Option<String>,
     pub confidence: u32,
@@ -39,7 +39,7 @@ impl Candidate {
 }
 
 /// What a decision looks at: the vault, its folder roles and the homes that exist now.
-pub struct Scene<'a> {
+pub(crate) struct Scene<'a> {
     pub vault: &'a Vault,
     pub folders: &'a Folders,
     /// Folders a note can be filed into (see [`homes`]).
@@ -53,7 +53,7 @@ pub struct Scene<'a> {
 
 /// Folders a note can be filed into: project folders, area folders (two levels) and
 /// resource topics, as they exist now.
-pub fn homes(folders: &Folders, subdirs: impl Fn(&str) -> Vec<String>) -> Vec<String> {
+pub(crate) fn homes(folders: &Folders, subdirs: impl Fn(&str) -> Vec<String>) -> Vec<String> {
     let mut out = Vec::new();
     for root in [&folders.projects, &folders.areas, &folders.resources] {
         for d in subdirs(root) {
@@ -304,7 +304,7 @@ fn rank(cands: &[Candidate], missing: Option<String>, threshold: u32) -> Decisio
 /// When explicit evidence (`project:`, `area:`, `type:`, tags, links, title) found no home:
 /// what the vault's filed notes teach (`learned`), filed only when its calibrated margin is
 /// reached. `text` is the note's text as the run sees it.
-pub fn learned_decision(
+pub(crate) fn learned_decision(
     vault: &Vault,
     note_idx: usize,
     text: &str,

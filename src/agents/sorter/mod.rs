@@ -14,7 +14,7 @@ use decide::last_segment;
 use triage::{inbox_notes, triage};
 
 /// `/inbox-triage`: file the inbox.
-pub fn inbox_triage(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+pub(crate) fn inbox_triage(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     triage(ctx, "inbox-triage")
 }
 
@@ -46,7 +46,7 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
 /// Groups inbox notes that belong together: linked to each other, naming the same project or
 /// area, linking to the same person, or dated the same day. Returns clusters of 2+ notes as
 /// (paths, reasons), largest first.
-pub fn clusters(ctx: &Ctx) -> Vec<(Vec<String>, Vec<String>)> {
+pub(crate) fn clusters(ctx: &Ctx) -> Vec<(Vec<String>, Vec<String>)> {
     fn find(p: &mut [usize], x: usize) -> usize {
         let mut r = x;
         while p[r] != r {

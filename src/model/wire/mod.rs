@@ -62,7 +62,7 @@ pub fn encode(provider: Provider, req: &ChatRequest) -> (String, Value) {
 }
 
 /// Decodes a provider's reply body.
-pub fn decode(provider: Provider, body: &str) -> Result<ChatResponse, String> {
+pub(crate) fn decode(provider: Provider, body: &str) -> Result<ChatResponse, String> {
     match provider {
         Provider::OpenAi => parse::<openai::Reply>(body)?.into_response(),
         Provider::Ollama => parse::<ollama::Reply>(body)?.into_response(),
@@ -76,7 +76,7 @@ fn parse<T: serde::de::DeserializeOwned>(body: &str) -> Result<T, String> {
 }
 
 /// The first 300 characters of a body, on one line, for error messages.
-pub fn excerpt(s: &str) -> String {
+pub(crate) fn excerpt(s: &str) -> String {
     let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
     one.chars().take(300).collect()
 }
