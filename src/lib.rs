@@ -10,6 +10,7 @@
 //! - [`dispatch`]: routing (skills first, then agents by priority), suggestions, the chain.
 //! - [`agents`]: the native agents, one folder per agent with several modes.
 //! - [`analysis`]: crew's measurements of a vault (health audit, link graph, text).
+//! - [`sources`]: what the postman reads outside the vault (a Maildir, calendar files).
 //! - [`model`]: the language-model runtime, one module per provider's wire format.
 //! - [`run`]: one request from message to report; [`chat`] a conversation of them;
 //!   [`watch`], [`schedule`]: unattended runs; [`setup`], [`doctor`], [`evaluate`]: the
@@ -31,6 +32,7 @@ pub mod model;
 pub mod run;
 pub mod schedule;
 pub mod setup;
+pub mod sources;
 pub mod state;
 pub mod watch;
 

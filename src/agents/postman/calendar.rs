@@ -94,48 +94,16 @@ pub(crate) fn user_zone(configured: Option<&str>) -> Result<Tz, String> {
         .unwrap_or(Tz::UTC))
 }
 
-/// Every `.ics` file of the configured paths (folders are searched), sorted.
-pub(crate) fn ics_files(paths: &[PathBuf], problems: &mut Vec<String>) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            for e in walkdir::WalkDir::new(p)
-                .follow_links(false)
-                .into_iter()
-                .flatten()
-            {
-                if e.file_type().is_file()
-                    && e.path()
-                        .extension()
-                        .is_some_and(|x| x.eq_ignore_ascii_case("ics"))
-                {
-                    out.push(e.into_path());
-                }
-            }
-        } else if p.is_file() {
-            out.push(p.clone());
-        } else {
-            problems.push(format!(
-                "{}: no such file or folder (calendar.ics in the crew config)",
-                p.display()
-            ));
-        }
-    }
-    out.sort();
-    out.dedup();
-    out
-}
-
 /// The events of `paths` starting between `from` and `to` (inclusive days, user's zone).
 pub fn load(paths: &[PathBuf], zone: Tz, from: NaiveDate, to: NaiveDate) -> Loaded {
     let mut loaded = Loaded::default();
-    let files = ics_files(paths, &mut loaded.problems);
+    let files = crate::sources::ics::files(paths, &mut loaded.problems);
     loaded.files = files.len();
     // (uid, occurrence) → (sequence, event): a later SEQUENCE of the same event wins
     let mut seen: BTreeMap<(String, Option<String>), (i64, Event)> = BTreeMap::new();
     for f in files {
         let name = f.display().to_string();
-        let bytes = match std::fs::read(&f) {
+        let bytes = match crate::sources::ics::read(&f) {
             Ok(b) => b,
             Err(e) => {
                 loaded

@@ -13,7 +13,6 @@ pub mod events;
 pub mod imap;
 pub mod language;
 pub mod mail;
-pub mod maildir;
 pub mod people;
 pub mod prep;
 pub mod source;

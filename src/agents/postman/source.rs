@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use super::mail::Mail;
-use super::maildir;
 use crate::crew::mailcal::{ImapConfig, MailConfig, resolve_path};
+use crate::sources::maildir;
 
 /// At most this many new messages are parsed and listed in one check (the newest).
 pub(crate) const MAX_LISTED: usize = 50;
