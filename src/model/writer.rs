@@ -73,3 +73,42 @@ pub(crate) fn one_line(s: &str) -> String {
         .trim()
         .to_string()
 }
+
+/// A scripted backend for tests of what asks a [`Writer`]: replies in order, requests kept.
+#[cfg(test)]
+pub(crate) mod scripted {
+    use super::Writer;
+    use crate::model::{ChatBackend, ChatRequest, ChatResponse, ModelError};
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    struct Scripted {
+        replies: RefCell<Vec<Result<ChatResponse, ModelError>>>,
+        seen: Rc<RefCell<Vec<ChatRequest>>>,
+    }
+
+    impl ChatBackend for Scripted {
+        fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
+            self.seen.borrow_mut().push(request.clone());
+            self.replies.borrow_mut().remove(0)
+        }
+        fn label(&self) -> String {
+            "scripted".into()
+        }
+    }
+
+    /// A writer answering with `replies`, and the requests it was sent.
+    pub(crate) fn writer(
+        replies: Vec<Result<ChatResponse, ModelError>>,
+    ) -> (Writer, Rc<RefCell<Vec<ChatRequest>>>) {
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let backend = Scripted {
+            replies: RefCell::new(replies),
+            seen: Rc::clone(&seen),
+        };
+        (
+            Writer::new(Box::new(backend), "m".into(), "openai/m".into()),
+            seen,
+        )
+    }
+}

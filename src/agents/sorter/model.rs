@@ -447,38 +447,9 @@ impl ModelPass {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ChatBackend, ChatRequest, ChatResponse, Message, ModelError};
-    use std::cell::RefCell;
-    use std::rc::Rc;
+    use crate::model::{ChatResponse, Message, ModelError};
 
-    struct Scripted {
-        replies: RefCell<Vec<Result<ChatResponse, ModelError>>>,
-        seen: Rc<RefCell<Vec<ChatRequest>>>,
-    }
-
-    impl ChatBackend for Scripted {
-        fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
-            self.seen.borrow_mut().push(request.clone());
-            self.replies.borrow_mut().remove(0)
-        }
-        fn label(&self) -> String {
-            "scripted".into()
-        }
-    }
-
-    fn writer(
-        replies: Vec<Result<ChatResponse, ModelError>>,
-    ) -> (Writer, Rc<RefCell<Vec<ChatRequest>>>) {
-        let seen = Rc::new(RefCell::new(Vec::new()));
-        let backend = Scripted {
-            replies: RefCell::new(replies),
-            seen: Rc::clone(&seen),
-        };
-        (
-            Writer::new(Box::new(backend), "m".into(), "openai/m".into()),
-            seen,
-        )
-    }
+    use crate::model::writer::scripted::writer;
 
     fn text(t: &str) -> Result<ChatResponse, ModelError> {
         Ok(ChatResponse {
