@@ -11,17 +11,6 @@ use std::path::Path;
 use common::{crew, snapshot};
 use mockito::{Matcher, Server};
 
-const PROVIDER_VARS: [&str; 8] = [
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_BASE_URL",
-    "GEMINI_API_KEY",
-    "GOOGLE_API_KEY",
-    "GEMINI_BASE_URL",
-    "OLLAMA_HOST",
-];
-
 const MODEL: &str = "models:\n  mid: gpt-4.1-mini\n";
 
 const LIST: &str = "00-Inbox/Shopping list.md";
@@ -81,7 +70,7 @@ fn vault(config: &str) -> assert_fs::TempDir {
 /// `crew ask --json "file my notes"` with exactly `env` for the providers → (exit code, JSON).
 fn file_notes(v: &Path, env: &[(&str, String)]) -> (i32, serde_json::Value) {
     let mut cmd = crew(v);
-    for k in PROVIDER_VARS {
+    for k in common::PROVIDER_VARS {
         cmd.env_remove(k);
     }
     for (k, val) in env {
@@ -105,20 +94,8 @@ fn output(j: &serde_json::Value) -> String {
     j["chain"][0]["output"].as_str().unwrap_or("").to_string()
 }
 
-fn openai(server: &mockito::ServerGuard) -> Vec<(&'static str, String)> {
-    vec![
-        ("OPENAI_API_KEY", "sk-test".into()),
-        ("OPENAI_BASE_URL", format!("{}/v1", server.url())),
-    ]
-}
-
 fn openai_reply(text: &str) -> String {
-    serde_json::json!({
-        "id": "c1", "object": "chat.completion",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 300, "completion_tokens": 9}
-    })
-    .to_string()
+    common::openai_reply(text, 300, 9)
 }
 
 /// The number the prompt gave the note with this title.
@@ -182,7 +159,7 @@ fn a_note_crew_was_unsure_of_goes_where_the_model_says_and_undo_restores_it() {
             number_in(prompt, "Weekend trip")
         )
     });
-    let (code, j) = file_notes(v.path(), &openai(&server));
+    let (code, j) = file_notes(v.path(), &common::openai_env(&server.url()));
     sorter.assert();
     // the model had its say on every note left: no second, tool-using model pass
     generic.assert();
@@ -247,7 +224,7 @@ fn an_answer_outside_the_offered_folders_leaves_the_note_in_place() {
             number_in(prompt, "Weekend trip")
         )
     });
-    let (code, j) = file_notes(v.path(), &openai(&server));
+    let (code, j) = file_notes(v.path(), &common::openai_env(&server.url()));
     sorter.assert();
     generic.assert();
     let out = output(&j);
@@ -283,7 +260,7 @@ fn a_failing_model_leaves_crews_own_result() {
         .with_body("overloaded")
         .expect(3)
         .create();
-    let (code, j) = file_notes(v.path(), &openai(&server));
+    let (code, j) = file_notes(v.path(), &common::openai_env(&server.url()));
     failing.assert();
     let out = output(&j);
     assert_eq!(code, 0, "{out}");

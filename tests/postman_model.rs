@@ -15,21 +15,10 @@ use chrono::TimeZone;
 use common::crew;
 use mockito::{Matcher, Server};
 
-const PROVIDER_VARS: [&str; 8] = [
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_BASE_URL",
-    "GEMINI_API_KEY",
-    "GOOGLE_API_KEY",
-    "GEMINI_BASE_URL",
-    "OLLAMA_HOST",
-];
-
 /// `crew ask --json MESSAGE` with exactly `env` for the providers → (exit code, JSON).
 fn ask(v: &Path, message: &str, env: &[(&str, String)]) -> (i32, serde_json::Value) {
     let mut cmd = crew(v);
-    for k in PROVIDER_VARS {
+    for k in common::PROVIDER_VARS {
         cmd.env_remove(k);
     }
     for (k, val) in env {
@@ -51,20 +40,8 @@ fn output(j: &serde_json::Value) -> String {
     j["chain"][0]["output"].as_str().unwrap_or("").to_string()
 }
 
-fn openai(server: &Server) -> Vec<(&'static str, String)> {
-    vec![
-        ("OPENAI_API_KEY", "sk-test".into()),
-        ("OPENAI_BASE_URL", format!("{}/v1", server.url())),
-    ]
-}
-
 fn openai_reply(text: &str) -> String {
-    serde_json::json!({
-        "id": "c1", "object": "chat.completion",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 40, "completion_tokens": 12}
-    })
-    .to_string()
+    common::openai_reply(text, 40, 12)
 }
 
 fn maildir() -> TempDir {
@@ -197,7 +174,11 @@ fn check_my_email_puts_the_model_summary_under_each_message() {
         ))
         .expect(1)
         .create();
-    let (code, j) = ask(v.path(), "check my email", &openai(&server));
+    let (code, j) = ask(
+        v.path(),
+        "check my email",
+        &common::openai_env(&server.url()),
+    );
     summaries.assert();
     let out = output(&j);
     assert_eq!(code, 0, "{out}");
@@ -231,7 +212,11 @@ fn check_my_email_puts_the_model_summary_under_each_message() {
     // read only: the Maildir is byte for byte what it was
     assert_eq!(files(md.path()), before);
     // nothing new, nothing to summarize: the model is not asked again
-    let (_, j) = ask(v.path(), "check my email", &openai(&server));
+    let (_, j) = ask(
+        v.path(),
+        "check my email",
+        &common::openai_env(&server.url()),
+    );
     assert!(output(&j).contains("Nothing new."), "{}", output(&j));
     summaries.assert();
 }
@@ -248,7 +233,11 @@ fn a_failing_model_leaves_the_listing_as_crew_found_it() {
         .with_body("overloaded")
         .expect(3)
         .create();
-    let (code, j) = ask(v.path(), "check my email", &openai(&server));
+    let (code, j) = ask(
+        v.path(),
+        "check my email",
+        &common::openai_env(&server.url()),
+    );
     failing.assert();
     let out = output(&j);
     assert_eq!(code, 0, "{out}");
@@ -269,7 +258,11 @@ fn a_failing_model_leaves_the_listing_as_crew_found_it() {
         .with_status(200)
         .with_body(openai_reply("Sure! What would you like me to do?"))
         .create();
-    let (_, j) = ask(v.path(), "check my email", &openai(&server));
+    let (_, j) = ask(
+        v.path(),
+        "check my email",
+        &common::openai_env(&server.url()),
+    );
     let out = output(&j);
     assert!(
         out.contains("held no summary") && !out.contains('↳'),
@@ -304,7 +297,7 @@ fn a_reply_draft_is_a_note_in_the_vault_and_nothing_is_sent() {
         ))
         .expect(1)
         .create();
-    let env = openai(&server);
+    let env = common::openai_env(&server.url());
     let (_, j) = ask(v.path(), "check my email", &env);
     let n = number_of(&output(&j), "Quarterly numbers");
     let (code, j) = ask(v.path(), &format!("draft a reply to email {n}"), &env);
@@ -344,7 +337,7 @@ fn a_reply_draft_is_a_note_in_the_vault_and_nothing_is_sent() {
     );
     // a plan (`--dry-run`) names the message and asks the model nothing
     let mut cmd = crew(v.path());
-    for k in PROVIDER_VARS {
+    for k in common::PROVIDER_VARS {
         cmd.env_remove(k);
     }
     let out = cmd
@@ -600,7 +593,7 @@ fn over_imap_summaries_and_drafts_leave_the_mailbox_untouched_and_the_password_o
             ),
         ),
     ]);
-    let mut env = openai(&server);
+    let mut env = common::openai_env(&server.url());
     env.push(("CREW_TEST_IMAP_PASSWORD", password.clone()));
     let (_, j) = ask(v.path(), "check my email", &env);
     let out = output(&j);

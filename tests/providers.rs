@@ -17,16 +17,7 @@ fn ask(
     message: &str,
 ) -> assert_cmd::assert::Assert {
     let mut cmd = crew(v);
-    for k in [
-        "OPENAI_API_KEY",
-        "OPENAI_BASE_URL",
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_BASE_URL",
-        "GEMINI_API_KEY",
-        "GOOGLE_API_KEY",
-        "GEMINI_BASE_URL",
-        "OLLAMA_HOST",
-    ] {
+    for k in common::PROVIDER_VARS {
         cmd.env_remove(k);
     }
     for (k, val) in env {

@@ -141,3 +141,34 @@ pub fn adopted_vault(files: &[(&str, &str)]) -> TempDir {
     }
     v
 }
+
+/// Every environment variable that points crew at a model provider: cleared by the tests that
+/// set their own, so a developer's real key never reaches a test.
+pub const PROVIDER_VARS: [&str; 8] = [
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "GEMINI_BASE_URL",
+    "OLLAMA_HOST",
+];
+
+/// The environment that sends OpenAI requests to a local server at `url`.
+pub fn openai_env(url: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("OPENAI_API_KEY", "sk-test".into()),
+        ("OPENAI_BASE_URL", format!("{url}/v1")),
+    ]
+}
+
+/// A chat-completions reply in OpenAI's wire format, with the usage figures given.
+pub fn openai_reply(text: &str, prompt_tokens: u64, completion_tokens: u64) -> String {
+    serde_json::json!({
+        "id": "c1", "object": "chat.completion",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
+    })
+    .to_string()
+}
