@@ -220,6 +220,22 @@ fn hold_out(
 }
 
 /// The learned model's calibration on the vault as it is (nothing moves).
+/// What the vault's filed notes say of each kind of explicit evidence (`project:`, `type:`,
+/// tags…): the kinds a triage would leave out. Nothing is written.
+pub fn evidence_trust(vault: Vault, crew: &Crew) -> Result<crate::agents::sorter::Trust, RunError> {
+    let gate = crate::gate::Gate::new(
+        vault,
+        crate::gate::Policy::default(),
+        crate::state::journal::Journal::in_memory(),
+        true,
+    );
+    Ok(crate::agents::sorter::evidence_trust(
+        &gate,
+        &crew.config,
+        run::run_clock()?.date(),
+    ))
+}
+
 pub fn calibrate(vault: &Vault, crew: &Crew) -> Option<filing::Learned> {
     filing::Learned::learn(
         vault,

@@ -144,3 +144,64 @@ fn evaluate_on_the_real_vaults_loses_nothing() {
         }
     }
 }
+
+/// A vault of people notes (`type: person`) kept with their clients, not in the people folder.
+fn people_vault(people_folder: &str) -> assert_fs::TempDir {
+    let mut files: Vec<(String, String)> = vec![
+        ("05-People/About this folder.md".into(), "Old contacts.\n".into()),
+        ("00-Inbox/.keep.md".into(), String::new()),
+        (
+            "00-Inbox/Dana Whitfield.md".into(),
+            "---\ntype: person\n---\n# Dana Whitfield\nRole: buyer at Northwind. Met at the fair.\n"
+                .into(),
+        ),
+        (".crew/config.yaml".into(), "adopted: true\n".into()),
+    ];
+    for i in 0..10 {
+        files.push((
+            format!("{people_folder}/Contact {i}.md"),
+            format!(
+                "---\ntype: person\n---\n# Contact {i}\nRole: buyer number {i}. Met at a fair.\n"
+            ),
+        ));
+    }
+    common::vault_of(&files)
+}
+
+#[test]
+fn explicit_evidence_the_vault_contradicts_is_not_used() {
+    // the vault keeps its people with their clients: `type: person` does not mean 05-People here
+    let v = people_vault("Clients");
+    let j = json_of(crew(v.path()).args(["ask", "--json", "file my notes"]));
+    let text = j["chain"][0]["output"].as_str().unwrap_or_default();
+    assert!(
+        !v.path().join("05-People/Dana Whitfield.md").exists(),
+        "{text}"
+    );
+    assert!(
+        text.contains("Evidence this vault does not follow")
+            && text.contains("`type:` — would put 0 of 10 filed notes where they are"),
+        "{text}"
+    );
+    // what the filed notes teach decides instead: Dana goes where the vault keeps people
+    assert!(
+        v.path().join("Clients/Dana Whitfield.md").exists(),
+        "{text}"
+    );
+    let c = json_of(crew(v.path()).args(["triage", "--calibrate", "--json"]));
+    assert_eq!(
+        c["explicit_evidence"]["kinds"]["type"]["decided"], 11,
+        "{c}"
+    );
+    assert_eq!(c["explicit_evidence"]["kinds"]["type"]["agreed"], 0, "{c}");
+
+    // where the vault keeps its people in the people folder, the same note is filed there
+    let v = people_vault("05-People");
+    let j = json_of(crew(v.path()).args(["ask", "--json", "file my notes"]));
+    let text = j["chain"][0]["output"].as_str().unwrap_or_default();
+    assert!(
+        v.path().join("05-People/Dana Whitfield.md").exists(),
+        "{text}"
+    );
+    assert!(!text.contains("does not follow"), "{text}");
+}

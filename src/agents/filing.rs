@@ -42,6 +42,19 @@ fn done(note: &crate::vault::Note) -> bool {
     })
 }
 
+/// The notes already in a home: the examples filing learns from.
+pub(crate) fn filed_notes(vault: &Vault, folders: &Folders) -> Vec<usize> {
+    let excluded = excluded(folders);
+    (0..vault.notes.len())
+        .filter(|&i| {
+            let path = &vault.notes[i].path;
+            classify::candidate(classify::folder_of(path), &excluded)
+                && !folders.crew_owned(path)
+                && !crate::vault::folder_note::is_inside_folder_note(path)
+        })
+        .collect()
+}
+
 impl Learned {
     /// Trains on every note in a candidate home, reading through `source` (the gate in a run,
     /// so a dry run learns what a real run would). Returns `None` for a vault with too few
@@ -70,14 +83,7 @@ impl Learned {
         store: &mut FeatureStore,
     ) -> Option<Learned> {
         let excluded = excluded(folders);
-        let homed: Vec<usize> = (0..vault.notes.len())
-            .filter(|&i| {
-                let path = &vault.notes[i].path;
-                classify::candidate(classify::folder_of(path), &excluded)
-                    && !folders.crew_owned(path)
-                    && !crate::vault::folder_note::is_inside_folder_note(path)
-            })
-            .collect();
+        let homed = filed_notes(vault, folders);
         let examples = store.examples(
             vault,
             &homed,

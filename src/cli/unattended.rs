@@ -131,13 +131,19 @@ pub fn triage(
         let vault = open_vault(g)?;
         let spinner = Spinner::start(g.json, "learning where this vault files its notes");
         let learned = crew::evaluate::calibrate(&vault, &crew);
+        let trust =
+            crew::evaluate::evidence_trust(std::mem::ManuallyDrop::into_inner(vault), &crew)?;
         drop(spinner);
         let Some(l) = learned else {
             bail!("too few filed notes to learn from (fewer than 5 outside the inbox)");
         };
         let c = &l.calibration;
         if g.json {
-            out_json(&json!({"calibration": c, "folders": crew::agents::filing::folder_map(&l)}))?;
+            out_json(&json!({
+                "calibration": c,
+                "folders": crew::agents::filing::folder_map(&l),
+                "explicit_evidence": trust,
+            }))?;
             return Ok(0);
         }
         let mut s = format!(
@@ -164,6 +170,7 @@ pub fn triage(
         for (cover, precision) in &c.curve {
             s.push_str(&format!(" {:.0}%→{:.0}%", 100.0 * cover, 100.0 * precision));
         }
+        s.push_str(&explicit_evidence_lines(&trust));
         s.push_str("\n  folder                                    sampled  filed  right\n");
         for (f, sampled, filed, right) in &c.per_folder {
             s.push_str(&format!("  {f:<40} {sampled:>8} {filed:>6} {right:>6}\n"));
@@ -183,6 +190,29 @@ pub fn triage(
             yes: false,
         },
     )
+}
+
+/// The calibration's lines on explicit evidence: per kind, how many sampled filed notes it
+/// would have placed and how many of those where they are, and whether triage uses it.
+fn explicit_evidence_lines(trust: &crew::agents::sorter::Trust) -> String {
+    if trust.kinds.is_empty() {
+        return "\n  explicit evidence (project:, area:, type:, tags, links, titles): none points to a home for the sampled filed notes\n".into();
+    }
+    let mut s = String::from("\n  explicit evidence   placed  where they are  used\n");
+    for (kind, tally) in &trust.kinds {
+        s.push_str(&format!(
+            "  {:<18} {:>7} {:>15}  {}\n",
+            kind.label(),
+            tally.decided,
+            tally.agreed,
+            if trust.trusted(*kind) {
+                "yes"
+            } else {
+                "no: the vault contradicts it"
+            }
+        ));
+    }
+    s
 }
 
 pub fn watch(g: &Global, poll: bool, once: bool, settle: f64) -> anyhow::Result<u8> {

@@ -43,15 +43,29 @@ impl Resolution {
 pub struct FileTable {
     /// Vault-relative paths by id (sorted when the table was built; `""` for a removed file).
     pub paths: Vec<String>,
-    /// Lower-cased path → files (several only when names differ by case alone).
-    by_path: HashMap<String, Ids>,
-    by_file_name: HashMap<String, Ids>,
-    by_note_name: HashMap<String, Ids>,
+    /// Each path lower-cased, by id: the one string per file the lookups compare against.
+    lower: Vec<String>,
+    /// [`key`] of a lower-cased path → files. Keys are hashes, so every hit is checked
+    /// against `lower` (several ids only when paths differ by case alone, or on a collision).
+    by_path: HashMap<u64, Ids>,
+    /// [`key`] of a lower-cased file name (`note.md`, `image.png`) → files. A note's name
+    /// without `.md` is looked up as that name plus `.md`.
+    by_file_name: HashMap<u64, Ids>,
 }
 
-/// Files sharing a key: almost always one, kept inline (a vault has three such maps, each with
+/// Files sharing a key: almost always one, kept inline (a vault has two such maps, each with
 /// an entry per file).
 type Ids = smallvec::SmallVec<[usize; 1]>;
+
+/// The lookup key of a lower-cased string given in parts (FNV-1a: a byte at a time, so the
+/// parts hash as their concatenation would). Building a table costs no string per key.
+fn key(parts: &[&str]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in parts.iter().flat_map(|p| p.bytes()) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
 
 fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
@@ -78,22 +92,13 @@ impl FileTable {
     pub(crate) fn lookups_of(sorted: &[String]) -> Self {
         let mut table = FileTable {
             paths: Vec::new(),
+            lower: Vec::with_capacity(sorted.len()),
             by_path: HashMap::with_capacity_and_hasher(sorted.len(), Default::default()),
             by_file_name: HashMap::with_capacity_and_hasher(sorted.len(), Default::default()),
-            by_note_name: HashMap::with_capacity_and_hasher(sorted.len(), Default::default()),
         };
         for (id, p) in sorted.iter().enumerate() {
-            let lower = p.to_lowercase();
-            let name = file_name(&lower).to_string();
-            if let Some(stem) = name.strip_suffix(".md") {
-                table
-                    .by_note_name
-                    .entry(stem.to_string())
-                    .or_default()
-                    .push(id);
-            }
-            table.by_file_name.entry(name).or_default().push(id);
-            table.by_path.entry(lower).or_default().push(id);
+            table.lower.push(p.to_lowercase());
+            table.index_path(id);
         }
         table
     }
@@ -104,40 +109,68 @@ impl FileTable {
         self
     }
 
+    /// Enters file `id` (its lower-cased path already in `lower`) in the maps.
     fn index_path(&mut self, id: usize) {
-        let lower = self.paths[id].to_lowercase();
-        self.by_path.entry(lower.clone()).or_default().push(id);
-        let name = file_name(&lower).to_string();
-        if let Some(stem) = name.strip_suffix(".md") {
-            self.by_note_name
-                .entry(stem.to_string())
-                .or_default()
-                .push(id);
-        }
-        self.by_file_name.entry(name).or_default().push(id);
+        let lower = self.lower[id].as_str();
+        self.by_path.entry(key(&[lower])).or_default().push(id);
+        self.by_file_name
+            .entry(key(&[file_name(lower)]))
+            .or_default()
+            .push(id);
     }
 
     fn unindex_path(&mut self, id: usize) {
-        let lower = self.paths[id].to_lowercase();
-        let name = file_name(&lower).to_string();
-        let drop = |m: &mut HashMap<String, Ids>, k: &str| {
-            if let Some(v) = m.get_mut(k) {
+        let lower = self.lower[id].as_str();
+        let drop = |m: &mut HashMap<u64, Ids>, k: u64| {
+            if let Some(v) = m.get_mut(&k) {
                 v.retain(|x| *x != id);
                 if v.is_empty() {
-                    m.remove(k);
+                    m.remove(&k);
                 }
             }
         };
-        drop(&mut self.by_path, &lower);
-        if let Some(stem) = name.strip_suffix(".md") {
-            drop(&mut self.by_note_name, stem);
-        }
-        drop(&mut self.by_file_name, &name);
+        drop(&mut self.by_path, key(&[lower]));
+        drop(&mut self.by_file_name, key(&[file_name(lower)]));
+    }
+
+    /// The lower-cased path of file `id`.
+    pub(crate) fn lower_path(&self, id: usize) -> &str {
+        &self.lower[id]
+    }
+
+    /// The files whose lower-cased path is `lower`.
+    fn with_lower_path<'a>(&'a self, lower: &'a str) -> impl Iterator<Item = usize> + 'a {
+        self.by_path
+            .get(&key(&[lower]))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(move |&id| self.lower[id] == lower)
+    }
+
+    /// The files whose lower-cased file name is the concatenation of `parts`.
+    fn with_lower_name<'a>(&'a self, parts: &'a [&'a str]) -> impl Iterator<Item = usize> + 'a {
+        self.by_file_name
+            .get(&key(parts))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(move |&id| {
+                let mut name = file_name(&self.lower[id]);
+                parts.iter().all(|p| match name.strip_prefix(p) {
+                    Some(rest) => {
+                        name = rest;
+                        true
+                    }
+                    None => false,
+                }) && name.is_empty()
+            })
     }
 
     /// Adds a file and returns its id.
     pub(crate) fn insert(&mut self, path: &str) -> usize {
         self.paths.push(path.to_string());
+        self.lower.push(path.to_lowercase());
         let id = self.paths.len() - 1;
         self.index_path(id);
         id
@@ -147,6 +180,7 @@ impl FileTable {
     pub(crate) fn rename(&mut self, id: usize, to: &str) {
         self.unindex_path(id);
         self.paths[id] = to.to_string();
+        self.lower[id] = to.to_lowercase();
         self.index_path(id);
     }
 
@@ -162,7 +196,8 @@ impl FileTable {
     /// The file at a path, compared case-insensitively; when files differ only by case, the
     /// one written exactly so wins.
     pub fn id_of(&self, path: &str) -> Option<usize> {
-        let ids = self.by_path.get(&path.to_lowercase())?;
+        let lower = path.to_lowercase();
+        let ids: Ids = self.with_lower_path(&lower).collect();
         ids.iter()
             .copied()
             .find(|&id| self.paths[id] == path)
@@ -175,9 +210,8 @@ impl FileTable {
 
     /// How many notes are called `name` (without `.md`, compared as resolution compares it).
     pub fn notes_named(&self, name: &str) -> usize {
-        self.by_note_name
-            .get(&name.to_lowercase())
-            .map_or(0, |ids| ids.len())
+        let lower = name.to_lowercase();
+        self.with_lower_name(&[&lower, ".md"]).count()
     }
 
     /// Resolves a link target written in the note at vault path `from`, by the rules in the
@@ -191,13 +225,8 @@ impl FileTable {
         let lower = target.to_lowercase();
         let from_dir = folder(from);
         if !lower.contains('/') {
-            let mut candidates: Vec<usize> = Vec::new();
-            if let Some(ids) = self.by_note_name.get(&lower) {
-                candidates.extend(ids);
-            }
-            if let Some(ids) = self.by_file_name.get(&lower) {
-                candidates.extend(ids);
-            }
+            let mut candidates: Vec<usize> = self.with_lower_name(&[&lower, ".md"]).collect();
+            candidates.extend(self.with_lower_name(&[&lower]));
             candidates.sort_unstable();
             candidates.dedup();
             return self.pick(from_dir, &candidates);
@@ -230,14 +259,10 @@ impl FileTable {
         let suffix_md = format!("{suffix}.md");
         let leaf = file_name(stripped);
         let mut candidates: Vec<usize> = self
-            .by_note_name
-            .get(leaf)
-            .into_iter()
-            .chain(self.by_file_name.get(leaf))
-            .flatten()
-            .copied()
+            .with_lower_name(&[leaf, ".md"])
+            .chain(self.with_lower_name(&[leaf]))
             .filter(|&i| {
-                let p = self.paths[i].to_lowercase();
+                let p = &self.lower[i];
                 p.ends_with(&suffix) || p.ends_with(&suffix_md)
             })
             .collect();

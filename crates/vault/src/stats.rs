@@ -106,18 +106,23 @@ impl VaultStats {
             .reduce(VaultStats::default, VaultStats::add);
         s.notes = vault.notes.len();
         s.attachments = vault.attachments().count();
-        let mut tags = FxHashSet::default();
+        // both keyed by borrowed text where it can be: a tag already in lower case, and each
+        // note's name from the file table's lower-cased path
+        let mut tags: FxHashSet<std::borrow::Cow<str>> = FxHashSet::default();
         // per lower-cased name: the first folder seen, and whether another folder has it too
-        let mut names: FxHashMap<String, (&str, bool)> = FxHashMap::default();
-        for note in &vault.notes {
+        let mut names: FxHashMap<&str, (&str, bool)> = FxHashMap::default();
+        for (note, &file) in vault.notes.iter().zip(&vault.note_file_ids) {
             for t in &note.tags {
-                if !tags.contains(t.as_str()) {
-                    tags.insert(t.to_lowercase());
+                if t.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
+                    tags.insert(std::borrow::Cow::Borrowed(t));
+                } else {
+                    tags.insert(std::borrow::Cow::Owned(t.to_lowercase()));
                 }
             }
-            let seen = names
-                .entry(note.name().to_lowercase())
-                .or_insert((note.folder(), false));
+            let lower = vault.files.lower_path(file);
+            let name = lower.rsplit('/').next().unwrap_or(lower);
+            let name = name.strip_suffix(".md").unwrap_or(name);
+            let seen = names.entry(name).or_insert((note.folder(), false));
             if seen.0 != note.folder() {
                 seen.1 = true;
             }

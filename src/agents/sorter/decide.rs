@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::NaiveDate;
 
+use super::trust::{Kind, Trust};
 use crate::agents::common::{self, fold, link_value_name};
 use crate::agents::filing::{self, Learned};
 use crate::crew::Folders;
@@ -26,14 +27,16 @@ struct Candidate {
     folder: String,
     confidence: u32,
     evidence: String,
+    kind: Kind,
 }
 
 impl Candidate {
-    fn new(folder: &str, confidence: u32, evidence: String) -> Candidate {
+    fn new(kind: Kind, folder: &str, confidence: u32, evidence: String) -> Candidate {
         Candidate {
             folder: folder.to_string(),
             confidence,
             evidence,
+            kind,
         }
     }
 }
@@ -49,6 +52,8 @@ pub(crate) struct Scene<'a> {
     pub threshold: u32,
     /// Whether a folder exists now, as the run sees the vault (folders it made included).
     pub dir_exists: &'a dyn Fn(&str) -> bool,
+    /// The kinds of evidence this vault bears out; `None`: every kind counts.
+    pub trust: Option<&'a Trust>,
 }
 
 /// Folders a note can be filed into: project folders, area folders (two levels) and
@@ -90,8 +95,28 @@ fn find_home<'a>(homes: &'a [String], under: &str, name: &str) -> Option<&'a Str
         .find(|h| fold(last_segment(h)) == want)
 }
 
-/// Decides where one inbox note goes from explicit evidence alone.
+/// Decides where one inbox note goes from explicit evidence alone, leaving out the kinds of
+/// evidence the vault does not bear out (`scene.trust`).
 pub fn decide(scene: &Scene, note_idx: usize) -> Decision {
+    let mut cands = Vec::new();
+    let trusted = |kind: Kind| scene.trust.is_none_or(|t| t.trusted(kind));
+    let (mut named_missing, mut typed_missing) = (None, None);
+    named_homes(scene, note_idx, &mut cands, &mut named_missing);
+    typed_home(scene, note_idx, &mut cands, &mut typed_missing);
+    // a home named by evidence the vault contradicts is no sign that a home is missing
+    let missing = named_missing
+        .filter(|_| trusted(Kind::Project) && trusted(Kind::Area))
+        .or(typed_missing.filter(|_| trusted(Kind::Type)));
+    cands.extend(tagged_homes(scene, note_idx));
+    cands.extend(linked_home(scene, note_idx));
+    cands.extend(titled_homes(scene, note_idx));
+    cands.retain(|c| trusted(c.kind));
+    rank(&cands, missing, scene.threshold)
+}
+
+/// The kinds of evidence behind the home [`decide`] would choose for a note (empty when it
+/// chooses none), with every kind counted: what [`Trust`] measures on filed notes.
+pub(super) fn decide_with_kinds(scene: &Scene, note_idx: usize) -> (Decision, Vec<Kind>) {
     let mut cands = Vec::new();
     let mut missing = None;
     named_homes(scene, note_idx, &mut cands, &mut missing);
@@ -99,7 +124,15 @@ pub fn decide(scene: &Scene, note_idx: usize) -> Decision {
     cands.extend(tagged_homes(scene, note_idx));
     cands.extend(linked_home(scene, note_idx));
     cands.extend(titled_homes(scene, note_idx));
-    rank(&cands, missing, scene.threshold)
+    let decision = rank(&cands, missing, scene.threshold);
+    let mut kinds: Vec<Kind> = cands
+        .iter()
+        .filter(|c| decision.dest.as_deref() == Some(c.folder.as_str()))
+        .map(|c| c.kind)
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    (decision, kinds)
 }
 
 /// `project:` and `area:` naming a home; a named home that does not exist is `missing`.
@@ -121,12 +154,17 @@ fn named_homes(
         }
         match find_home(scene.homes, root, &name) {
             Some(h) => {
+                let kind = if key == "project" {
+                    Kind::Project
+                } else {
+                    Kind::Area
+                };
                 let evidence = if key == "project" {
                     format!("project: [[{name}]]")
                 } else {
                     format!("area: {name}")
                 };
-                cands.push(Candidate::new(h, confidence, evidence));
+                cands.push(Candidate::new(kind, h, confidence, evidence));
             }
             None => {
                 missing.get_or_insert_with(|| format!("{root}/{}", common::safe_title(&name, 60)));
@@ -154,24 +192,44 @@ fn typed_home(
                 .unwrap_or(scene.today);
             if exists(&f.meetings) {
                 let folder = format!("{}/{}", f.meetings, date.format("%Y/%m"));
-                cands.push(Candidate::new(&folder, 85, "type: meeting".into()));
+                cands.push(Candidate::new(
+                    Kind::Type,
+                    &folder,
+                    85,
+                    "type: meeting".into(),
+                ));
             } else {
                 missing.get_or_insert_with(|| f.meetings.clone());
             }
         }
         "person" | "person-note" => {
             if exists(&f.people) {
-                cands.push(Candidate::new(&f.people, 90, format!("type: {kind}")));
+                cands.push(Candidate::new(
+                    Kind::Type,
+                    &f.people,
+                    90,
+                    format!("type: {kind}"),
+                ));
             } else {
                 missing.get_or_insert_with(|| f.people.clone());
             }
         }
         "daily" if exists(&f.daily) => {
-            cands.push(Candidate::new(&f.daily, 90, "type: daily".into()));
+            cands.push(Candidate::new(
+                Kind::Type,
+                &f.daily,
+                90,
+                "type: daily".into(),
+            ));
         }
-        "moc" => cands.push(Candidate::new(&f.moc, 90, "type: moc".into())),
+        "moc" => cands.push(Candidate::new(Kind::Type, &f.moc, 90, "type: moc".into())),
         "reference" if exists(&f.resources) => {
-            cands.push(Candidate::new(&f.resources, 60, "type: reference".into()));
+            cands.push(Candidate::new(
+                Kind::Type,
+                &f.resources,
+                60,
+                "type: reference".into(),
+            ));
         }
         _ => {}
     }
@@ -189,7 +247,12 @@ fn tagged_homes(scene: &Scene, note_idx: usize) -> Vec<Candidate> {
         }
         for h in scene.homes.iter().filter(|h| fold(last_segment(h)) == leaf) {
             let confidence = if h.starts_with(&resources) { 70 } else { 75 };
-            out.push(Candidate::new(h, confidence, format!("tag #{tag}")));
+            out.push(Candidate::new(
+                Kind::Tag,
+                h,
+                confidence,
+                format!("tag #{tag}"),
+            ));
         }
     }
     out
@@ -217,6 +280,7 @@ fn linked_home(scene: &Scene, note_idx: usize) -> Option<Candidate> {
         let confidence = (55 + 10 * count as u32).min(85);
         let plural = if count == 1 { "" } else { "s" };
         Candidate::new(
+            Kind::Link,
             h,
             confidence,
             format!("links to {count} note{plural} there"),
@@ -238,7 +302,14 @@ fn titled_homes(scene: &Scene, note_idx: usize) -> Vec<Candidate> {
             let seg = normalize(last_segment(h));
             seg.chars().count() >= 4 && title.contains(&format!(" {seg} "))
         })
-        .map(|h| Candidate::new(h, 65, format!("title names {}", last_segment(h))))
+        .map(|h| {
+            Candidate::new(
+                Kind::Title,
+                h,
+                65,
+                format!("title names {}", last_segment(h)),
+            )
+        })
         .collect()
 }
 
@@ -336,7 +407,7 @@ mod tests {
     use super::*;
 
     fn cand(folder: &str, confidence: u32, evidence: &str) -> Candidate {
-        Candidate::new(folder, confidence, evidence.into())
+        Candidate::new(Kind::Tag, folder, confidence, evidence.into())
     }
 
     #[test]

@@ -3,6 +3,7 @@
 mod decide;
 mod model;
 mod triage;
+mod trust;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -12,6 +13,30 @@ use crate::gate::GateError;
 use crate::vault::Note;
 use decide::last_segment;
 use triage::{inbox_notes, triage};
+
+pub use trust::{Kind, Tally, Trust};
+
+/// What the vault's filed notes say of each kind of explicit evidence, as a triage on `gate`
+/// would measure it now (`crew triage --calibrate` shows it).
+pub fn evidence_trust(
+    gate: &crate::gate::Gate,
+    config: &crate::crew::CrewConfig,
+    today: chrono::NaiveDate,
+) -> Trust {
+    let homes = decide::homes(&config.folders, |d| gate.subdirs(d));
+    let dir_exists = |d: &str| gate.dir_exists(d);
+    let scene = decide::Scene {
+        vault: gate.vault(),
+        folders: &config.folders,
+        homes: &homes,
+        today,
+        threshold: config.triage_confidence,
+        dir_exists: &dir_exists,
+        trust: None,
+    };
+    let filed = super::filing::filed_notes(gate.vault(), &config.folders);
+    Trust::measure(&scene, &filed, config.triage_precision)
+}
 
 /// `/inbox-triage`: file the inbox.
 pub(crate) fn inbox_triage(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {

@@ -5,8 +5,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::decide::{self, Decision, Scene};
 use super::model::{self, Choice, ModelPass, Unsure};
+use super::trust::{Kind, Tally, Trust};
 use crate::agents::common::{self, suggestion};
-use crate::agents::filing::Learned;
+use crate::agents::filing::{self, Learned};
 use crate::agents::moc::MocBatch;
 use crate::agents::{Ctx, NativeOutput};
 use crate::gate::GateError;
@@ -50,6 +51,8 @@ struct Triage {
     archive: Vec<String>,
     /// The configured model's pass over the notes crew was unsure of.
     model: Option<ModelPass>,
+    /// Kinds of explicit evidence the vault's filed notes contradict (not used this run).
+    distrusted: Vec<(Kind, Tally)>,
     /// Notes in `left` that the model looked at: it had its say, so they do not go on to a
     /// second, tool-using model pass.
     left_after_model: usize,
@@ -89,6 +92,9 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
     // the vault's own filed notes are the examples: learned once per run, when the first
     // note without explicit evidence needs them
     let mut learned: Option<Option<Learned>> = None;
+    // what the filed notes say of each kind of explicit evidence: measured before anything
+    // moves, on the first note
+    let mut trust: Option<Trust> = None;
     let mut t = Triage::default();
     let mut batch = MocBatch::default();
     let mut unsure: Vec<Unsure> = Vec::new();
@@ -96,7 +102,7 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
         let Some(i) = ctx.gate.vault().note_index(&path) else {
             continue;
         };
-        let decision = decide_note(ctx, i, &homes, &mut learned);
+        let decision = decide_note(ctx, i, &homes, &mut trust, &mut learned);
         let title = ctx.gate.vault().notes[i].name().to_string();
         let Some(dest) = decision.dest.clone() else {
             if let Some(m) = &decision.missing {
@@ -117,6 +123,7 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
             Ok((filed, clash)) => record(ctx, label, &dest, (filed, clash), &mut t, &mut batch)?,
         }
     }
+    t.distrusted = trust.map(|t| t.distrusted()).unwrap_or_default();
     let learned = learned.as_ref().and_then(Option::as_ref);
     t.model = model::pass(ctx, unsure, learned, &homes);
     file_model_choices(ctx, label, rename, &mut t, &mut batch)?;
@@ -259,18 +266,25 @@ fn decide_note(
     ctx: &Ctx,
     i: usize,
     homes: &[String],
+    trust: &mut Option<Trust>,
     learned: &mut Option<Option<Learned>>,
 ) -> Decision {
     let vault = ctx.gate.vault();
     let dir_exists = |d: &str| ctx.gate.dir_exists(d);
-    let scene = Scene {
+    let mut scene = Scene {
         vault,
         folders: &ctx.config.folders,
         homes,
         today: ctx.now.date(),
         threshold: ctx.config.triage_confidence,
         dir_exists: &dir_exists,
+        trust: None,
     };
+    let trust = trust.get_or_insert_with(|| {
+        let filed = filing::filed_notes(vault, &ctx.config.folders);
+        Trust::measure(&scene, &filed, ctx.config.triage_precision)
+    });
+    scene.trust = Some(trust);
     let decision = decide::decide(&scene, i);
     if decision.dest.is_some() || decision.missing.is_some() {
         return decision;
@@ -407,6 +421,20 @@ fn render(t: &Triage, today: &str, l: Lang) -> String {
         &tr!(l, "triage.left", count = t.left.len()),
         &t.left,
         |(title, why)| format!("{title} — {why}"),
+    );
+    section(
+        &mut out,
+        &tr!(l, "triage.distrusted"),
+        &t.distrusted,
+        |(kind, tally)| {
+            tr!(
+                l,
+                "triage.distrusted.item",
+                kind = format!("`{}`", kind.label()),
+                agreed = tally.agreed,
+                decided = tally.decided
+            )
+        },
     );
     section(
         &mut out,
