@@ -110,12 +110,10 @@ impl Learned {
         let mut names = rustc_hash::FxHashMap::default();
         let feats = classify::features(vault, idx, body, Some(&mut names));
         let is_done = done(note);
-        let archive = self.archive.clone();
+        let archive = self.archive.as_str();
         let allowed = |folder: &str| {
             classify::candidate(folder, &self.excluded)
-                && (is_done
-                    || archive.is_empty()
-                    || !(folder == archive || folder.starts_with(&format!("{archive}/"))))
+                && (is_done || archive.is_empty() || !classify::within(folder, archive))
         };
         self.model.guess(&feats, None, &allowed, Some(&names))
     }

@@ -30,13 +30,20 @@ pub(crate) fn moc_for(ctx: &Ctx, folder: &str) -> Option<(String, bool)> {
         return Some((p.to_string(), true));
     }
     let want = fold(last_segment(folder));
+    let want_moc = format!("{want}moc");
+    // cheap tests first: folding every note's name, or reading every note's type, costs
+    // more than looking for "moc" in its frontmatter's text
+    let typed_moc = |n: &crate::vault::Note| {
+        n.tags.iter().any(|t| t.eq_ignore_ascii_case("moc"))
+            || n.frontmatter_mentions("moc")
+                && n.property_str("type")
+                    .is_some_and(|t| t.eq_ignore_ascii_case("moc"))
+    };
     let tagged = vault.notes.iter().find(|n| {
-        let name = fold(n.name());
-        (name == want || name == format!("{want}moc"))
-            && (n
-                .property_str("type")
-                .is_some_and(|t| t.eq_ignore_ascii_case("moc"))
-                || n.tags_normalized().iter().any(|t| t == "moc"))
+        typed_moc(n) && {
+            let name = fold(n.name());
+            name == want || name == want_moc
+        }
     });
     if let Some(n) = tagged {
         return Some((n.path.clone(), true));

@@ -221,15 +221,32 @@ pub fn with_links(
     add_links(vault, idx, content, incoming, names)
 }
 
+/// The linked-folder feature of every note, for [`with_links_given`]: one hash per note
+/// rather than one per link.
+pub fn folder_features(vault: &Vault) -> Vec<Feature> {
+    use rayon::prelude::*;
+    vault
+        .notes
+        .par_iter()
+        .map(|n| feature('f', &[folder_of(&n.path)]))
+        .collect()
+}
+
 /// [`with_links`] for many notes, with `backlinks` from [`Vault::backlinks`] (one pass over
-/// the vault's links rather than one query per note).
+/// the vault's links rather than one query per note) and `folder_feats` from
+/// [`folder_features`].
 pub fn with_links_given(
     vault: &Vault,
     idx: usize,
     content: Vec<(Feature, f32)>,
     backlinks: &[usize],
+    folder_feats: &[Feature],
 ) -> Vec<(Feature, f32)> {
-    add_links(vault, idx, content, backlinks.iter().copied(), None)
+    let mut links: FxHashMap<Feature, f32> = FxHashMap::default();
+    for other in linked_notes(vault, idx, backlinks.iter().copied()) {
+        *links.entry(folder_feats[other]).or_default() += W_LINK_FOLDER;
+    }
+    merge_sorted(content, sorted(links))
 }
 
 fn add_links(
@@ -239,14 +256,40 @@ fn add_links(
     incoming: impl Iterator<Item = usize>,
     names: Option<&mut FxHashMap<Feature, String>>,
 ) -> Vec<(Feature, f32)> {
-    let mut c = Collector {
-        weights: content.into_iter().collect(),
+    // `content` is already in feature order: the few link features are gathered apart and
+    // merged in, rather than every content feature hashed again
+    let mut links = Collector {
+        weights: FxHashMap::default(),
         names,
     };
     for other in linked_notes(vault, idx, incoming) {
-        c.add('f', &[folder_of(&vault.notes[other].path)], W_LINK_FOLDER);
+        links.add('f', &[folder_of(&vault.notes[other].path)], W_LINK_FOLDER);
     }
-    sorted(c.weights)
+    merge_sorted(content, sorted(links.weights))
+}
+
+/// Two feature lists in feature order, as one in feature order (weights of a feature in
+/// both are added).
+fn merge_sorted(a: Vec<(Feature, f32)>, b: Vec<(Feature, f32)>) -> Vec<(Feature, f32)> {
+    if b.is_empty() {
+        return a;
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let mut b = b.into_iter().peekable();
+    for (f, w) in a {
+        while let Some(&(g, v)) = b.peek()
+            && g < f
+        {
+            out.push((g, v));
+            b.next();
+        }
+        match b.next_if(|(g, _)| *g == f) {
+            Some((_, v)) => out.push((f, w + v)),
+            None => out.push((f, w)),
+        }
+    }
+    out.extend(b);
+    out
 }
 
 /// Features in one order whatever the hash table's, so that sums over them (a vector's
@@ -523,6 +566,8 @@ impl Model {
         // hash map would): a hash map per guess cost most of a calibration
         let mut sims: Vec<f32> = vec![0.0; self.docs.len()];
         let mut touched: Vec<u32> = Vec::new();
+        // asked once per folder, not once per similar document
+        let allowed_folder: Vec<bool> = self.folders.iter().map(|f| allowed(f)).collect();
         for &(f, w) in q {
             for &(d, dw) in &self.postings[f as usize] {
                 let slot = &mut sims[d as usize];
@@ -539,7 +584,7 @@ impl Model {
             .into_iter()
             .filter(|d| Some(*d as usize) != excluded_doc)
             .map(|d| (d, sims[d as usize]))
-            .filter(|(d, s)| *s > 0.0 && allowed(&self.folders[self.docs[*d as usize].1]))
+            .filter(|(d, s)| *s > 0.0 && allowed_folder[self.docs[*d as usize].1])
             .collect();
         let by_similarity =
             |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
@@ -559,7 +604,7 @@ impl Model {
         // centroids: cosine with each folder's sum, without the left-out document
         let mut cos: Vec<(usize, f32)> = Vec::new();
         for (fid, (sum, norm)) in self.sums.iter().enumerate() {
-            if !allowed(&self.folders[fid]) {
+            if !allowed_folder[fid] {
                 continue;
             }
             let mut d: f32 = q
@@ -750,13 +795,17 @@ pub fn shuffle<T>(items: &mut [T], seed: u64) {
     }
 }
 
+/// Whether `folder` is `dir` or inside it.
+pub fn within(folder: &str, dir: &str) -> bool {
+    folder
+        .strip_prefix(dir)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
 /// Whether notes may be filed into `folder`: not the vault root, and neither one of the
 /// `excluded` folders (an inbox, templates, …) nor inside one.
 pub fn candidate(folder: &str, excluded: &FxHashSet<String>) -> bool {
-    !folder.is_empty()
-        && !excluded
-            .iter()
-            .any(|e| folder == e || folder.starts_with(&format!("{e}/")))
+    !folder.is_empty() && !excluded.iter().any(|e| within(folder, e))
 }
 
 #[cfg(test)]

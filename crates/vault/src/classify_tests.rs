@@ -72,10 +72,11 @@ fn link_features_from_backlinks_equal_those_from_queries() {
     let notes = texts.iter().map(|(p, t)| Note::parse_text(*p, t)).collect();
     let vault = Vault::from_notes("/v".into(), notes, Vec::new());
     let backlinks = vault.backlinks();
+    let folders = folder_features(&vault);
     for (i, back) in backlinks.iter().enumerate() {
         let content = feats("words here");
         let one = with_links(&vault, i, content.clone(), None);
-        assert_eq!(with_links_given(&vault, i, content, back), one);
+        assert_eq!(with_links_given(&vault, i, content, back, &folders), one);
     }
     assert!(backlinks.iter().any(|b| b.len() >= 2), "{backlinks:?}");
 }
@@ -84,4 +85,16 @@ fn link_features_from_backlinks_equal_those_from_queries() {
 fn name_shapes_are_read() {
     assert_eq!(name_shapes("2024-01-02 standup"), vec!["dated"]);
     assert!(name_shapes("Network_Programming_Sockets").contains(&"snake"));
+}
+
+#[test]
+fn merging_sorted_features_adds_the_shared_ones_and_keeps_the_order() {
+    let a = vec![(1, 1.0), (4, 2.0), (9, 3.0)];
+    let b = vec![(0, 0.5), (4, 0.25), (12, 1.0)];
+    assert_eq!(
+        merge_sorted(a.clone(), b),
+        vec![(0, 0.5), (1, 1.0), (4, 2.25), (9, 3.0), (12, 1.0)]
+    );
+    assert_eq!(merge_sorted(a.clone(), Vec::new()), a);
+    assert_eq!(merge_sorted(Vec::new(), a.clone()), a);
 }

@@ -166,10 +166,11 @@ impl FeatureStore {
             }
         }
         // the features of links depend on the other notes: computed each time, in parallel
-        let backlinks = vault.backlinks();
+        let (backlinks, folders) =
+            rayon::join(|| vault.backlinks(), || classify::folder_features(vault));
         examples.par_iter_mut().for_each(|(n, _, feats)| {
             let content = std::mem::take(feats);
-            *feats = classify::with_links_given(vault, *n, content, &backlinks[*n]);
+            *feats = classify::with_links_given(vault, *n, content, &backlinks[*n], &folders);
         });
         examples
     }

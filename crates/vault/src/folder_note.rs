@@ -29,8 +29,15 @@ pub fn is_inside_folder_note(path: &str) -> bool {
         return true;
     }
     let last = folder.rsplit('/').next().unwrap_or(folder);
-    let (a, b) = (bare(name), bare(last));
-    !a.is_empty() && a == b
+    // `bare(name) == bare(last)`, compared as the characters come (no copy per note)
+    let bare_chars = |s: &'_ str| {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect::<smallvec::SmallVec<[char; 32]>>()
+    };
+    let a = bare_chars(name);
+    !a.is_empty() && a == bare_chars(last)
 }
 
 /// The folder note of `folder` among `notes` (vault paths): inside it first, then beside it
@@ -44,7 +51,12 @@ pub fn find<'a>(folder: &str, notes: impl IntoIterator<Item = &'a str>) -> Optio
         return None;
     }
     let mut beside = None;
-    for p in notes {
+    // only notes in the folder or its parent can be its folder note: a prefix test skips
+    // the rest of a large vault without splitting their paths
+    let near = |p: &str| {
+        p.starts_with(parent) && (parent.is_empty() || p[parent.len()..].starts_with('/'))
+    };
+    for p in notes.into_iter().filter(|p| near(p)) {
         let (f, name) = split(p);
         if f == folder && is_inside_folder_note(p) {
             return Some(p);

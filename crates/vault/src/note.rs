@@ -232,6 +232,20 @@ impl Note {
         }
     }
 
+    /// Whether the frontmatter's text contains `needle` in any ASCII case: a cheap test that
+    /// rules a note out before its properties are read (a note typed `moc` contains "moc").
+    pub fn frontmatter_mentions(&self, needle: &str) -> bool {
+        let Some(yaml) = self.frontmatter_yaml.as_deref() else {
+            return false;
+        };
+        let needle = needle.as_bytes();
+        !needle.is_empty()
+            && yaml
+                .as_bytes()
+                .windows(needle.len())
+                .any(|w| w.eq_ignore_ascii_case(needle))
+    }
+
     /// Whether the frontmatter has a key (in any case), whatever its value.
     pub fn has_property(&self, key: &str) -> bool {
         self.fast(|yaml| yaml_lite::has_key(yaml, key))
