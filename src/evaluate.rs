@@ -15,6 +15,8 @@ use crate::vault::{Vault, VaultError, classify};
 /// The figures of one evaluation.
 #[derive(Debug, Clone, Serialize)]
 pub struct Evaluation {
+    /// Filed notes the vault had to choose from (the rest of them are what filing learns from).
+    pub filed_notes: usize,
     pub moved: usize,
     pub filed: usize,
     /// Filed into the folder they came from.
@@ -113,7 +115,7 @@ pub fn evaluate(
         })?;
     let copy = scratch.path().join("vault");
     copy_vault(vault_path, &copy)?;
-    let moved = hold_out(&copy, &crew.config.folders, n, seed)?;
+    let (moved, filed_notes) = hold_out(&copy, &crew.config.folders, n, seed)?;
     let folders = &crew.config.folders;
     let copy_crew = Crew::load(&copy, None)?;
     let opts = Options {
@@ -132,6 +134,7 @@ pub fn evaluate(
         .filter_map(|op| op.to.clone().map(|to| (op.path.clone(), to)))
         .collect();
     let mut e = Evaluation {
+        filed_notes,
         moved: moved.len(),
         filed: 0,
         right: 0,
@@ -173,13 +176,13 @@ pub fn evaluate(
 }
 
 /// Moves `n` random filed notes of the vault copy at `copy` into its inbox: (file name, the
-/// folder it came from).
+/// folder it came from) of each, and how many filed notes there were to choose from.
 fn hold_out(
     copy: &Path,
     folders: &crate::crew::Folders,
     n: usize,
     seed: u64,
-) -> Result<Vec<(String, String)>, EvaluateError> {
+) -> Result<(Vec<(String, String)>, usize), EvaluateError> {
     let vault = Vault::open(copy)?;
     let excluded: rustc_hash::FxHashSet<String> =
         [&folders.inbox, &folders.templates, &folders.meta]
@@ -196,6 +199,7 @@ fn hold_out(
                 && !folders.crew_owned(p)
         })
         .collect();
+    let filed_notes = pool.len();
     classify::shuffle(&mut pool, seed);
     let inbox = copy.join(&folders.inbox);
     std::fs::create_dir_all(&inbox).map_err(|source| EvaluateError::Copy {
@@ -216,10 +220,9 @@ fn hold_out(
             moved.push((file.to_string(), classify::folder_of(p).to_string()));
         }
     }
-    Ok(moved)
+    Ok((moved, filed_notes))
 }
 
-/// The learned model's calibration on the vault as it is (nothing moves).
 /// What the vault's filed notes say of each kind of explicit evidence (`project:`, `type:`,
 /// tags…): the kinds a triage would leave out. Nothing is written.
 pub fn evidence_trust(vault: Vault, crew: &Crew) -> Result<crate::agents::sorter::Trust, RunError> {
@@ -236,6 +239,7 @@ pub fn evidence_trust(vault: Vault, crew: &Crew) -> Result<crate::agents::sorter
     ))
 }
 
+/// The learned model's calibration on the vault as it is (nothing moves).
 pub fn calibrate(vault: &Vault, crew: &Crew) -> Option<filing::Learned> {
     filing::Learned::learn(
         vault,

@@ -101,11 +101,22 @@ fn evaluate_measures_on_a_scratch_copy_and_leaves_the_vault_alone() {
     let before = snapshot(v.path());
     let j = json_of(crew(v.path()).args(["triage", "--evaluate", "9", "--seed", "3", "--json"]));
     assert_eq!(j["moved"], 9);
+    assert_eq!(j["filed_notes"], 36);
     assert_eq!(j["lost"], 0);
     let filed = j["filed"].as_u64().unwrap_or(0);
     let right = j["right"].as_u64().unwrap_or(0);
     assert!(filed >= 6 && right == filed, "{j}");
     assert_eq!(snapshot(v.path()), before, "the vault itself is only read");
+    // taking out most of the examples is said to measure a thinner vault
+    let out = crew(v.path())
+        .args(["triage", "--evaluate", "20"])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("20 of the vault's 36 filed notes were taken out, leaving 16"),
+        "{text}"
+    );
 }
 
 /// The real vaults: every note moved is found again, and the deep topic hierarchy files most
@@ -180,7 +191,7 @@ fn explicit_evidence_the_vault_contradicts_is_not_used() {
     );
     assert!(
         text.contains("Evidence this vault does not follow")
-            && text.contains("`type:` — would put 0 of 10 filed notes where they are"),
+            && text.contains("`type: person` — would put 0 of 10 filed notes where they are"),
         "{text}"
     );
     // what the filed notes teach decides instead: Dana goes where the vault keeps people
@@ -190,10 +201,13 @@ fn explicit_evidence_the_vault_contradicts_is_not_used() {
     );
     let c = json_of(crew(v.path()).args(["triage", "--calibrate", "--json"]));
     assert_eq!(
-        c["explicit_evidence"]["kinds"]["type"]["decided"], 11,
+        c["explicit_evidence"]["kinds"]["type: person"]["decided"], 11,
         "{c}"
     );
-    assert_eq!(c["explicit_evidence"]["kinds"]["type"]["agreed"], 0, "{c}");
+    assert_eq!(
+        c["explicit_evidence"]["kinds"]["type: person"]["agreed"], 0,
+        "{c}"
+    );
 
     // where the vault keeps its people in the people folder, the same note is filed there
     let v = people_vault("05-People");
@@ -204,4 +218,48 @@ fn explicit_evidence_the_vault_contradicts_is_not_used() {
         "{text}"
     );
     assert!(!text.contains("does not follow"), "{text}");
+}
+
+#[test]
+fn sub_folders_and_the_archive_do_not_count_against_explicit_evidence() {
+    let mut files: Vec<(String, String)> = vec![
+        ("00-Inbox/.keep.md".into(), String::new()),
+        (
+            "00-Inbox/Dana Whitfield.md".into(),
+            "---\ntype: person\n---\nMet at the fair.\n".into(),
+        ),
+        (
+            "00-Inbox/Kickoff notes.md".into(),
+            "---\nproject: \"[[Alpha]]\"\n---\nFirst call.\n".into(),
+        ),
+        (
+            "01-Projects/Alpha/Plan.md".into(),
+            "---\nproject: \"[[Alpha]]\"\n---\nThe plan.\n".into(),
+        ),
+        (".crew/config.yaml".into(), "adopted: true\n".into()),
+    ];
+    for i in 0..8 {
+        // people kept by circle, under the people folder
+        files.push((
+            format!("05-People/Family/Relative {i}.md"),
+            format!("---\ntype: person\n---\nRelative number {i}.\n"),
+        ));
+        // finished project notes in the archive still name their project
+        files.push((
+            format!("04-Archive/2025/Alpha old {i}.md"),
+            format!("---\nproject: \"[[Alpha]]\"\nstatus: done\n---\nOld note {i}.\n"),
+        ));
+    }
+    let v = common::vault_of(&files);
+    let j = json_of(crew(v.path()).args(["ask", "--json", "file my notes"]));
+    let text = j["chain"][0]["output"].as_str().unwrap_or_default();
+    assert!(!text.contains("does not follow"), "{text}");
+    assert!(
+        v.path().join("05-People/Dana Whitfield.md").exists(),
+        "{text}"
+    );
+    assert!(
+        v.path().join("01-Projects/Alpha/Kickoff notes.md").exists(),
+        "{text}"
+    );
 }

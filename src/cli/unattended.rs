@@ -125,6 +125,15 @@ pub fn triage(
                 e.lost
             ))?;
         }
+        if !g.json && e.moved * 4 > e.filed_notes {
+            // a quarter of the examples gone changes what there is to learn from
+            out(&format!(
+                "  note: {} of the vault's {} filed notes were taken out, leaving {} to learn from: these figures are for a thinner vault than this one (try a smaller N)\n",
+                e.moved,
+                e.filed_notes,
+                e.filed_notes - e.moved
+            ))?;
+        }
         return Ok(if e.lost > 0 { 1 } else { 0 });
     }
     if calibrate {

@@ -20,6 +20,8 @@ pub(crate) struct Decision {
     pub evidence: String,
     /// A home the note names that does not exist yet (for the architect).
     pub missing: Option<String>,
+    /// Kinds of evidence the note had that this vault contradicts, so they were not used.
+    pub ignored: Vec<Kind>,
 }
 
 #[derive(Debug, Clone)]
@@ -95,44 +97,60 @@ fn find_home<'a>(homes: &'a [String], under: &str, name: &str) -> Option<&'a Str
         .find(|h| fold(last_segment(h)) == want)
 }
 
-/// Decides where one inbox note goes from explicit evidence alone, leaving out the kinds of
-/// evidence the vault does not bear out (`scene.trust`).
-pub fn decide(scene: &Scene, note_idx: usize) -> Decision {
+/// Every piece of explicit evidence for a note, and the homes it names that do not exist yet
+/// (with the kind that named them).
+fn evidence(scene: &Scene, note_idx: usize) -> (Vec<Candidate>, Vec<(Kind, String)>) {
     let mut cands = Vec::new();
-    let trusted = |kind: Kind| scene.trust.is_none_or(|t| t.trusted(kind));
-    let (mut named_missing, mut typed_missing) = (None, None);
-    named_homes(scene, note_idx, &mut cands, &mut named_missing);
-    typed_home(scene, note_idx, &mut cands, &mut typed_missing);
-    // a home named by evidence the vault contradicts is no sign that a home is missing
-    let missing = named_missing
-        .filter(|_| trusted(Kind::Project) && trusted(Kind::Area))
-        .or(typed_missing.filter(|_| trusted(Kind::Type)));
-    cands.extend(tagged_homes(scene, note_idx));
-    cands.extend(linked_home(scene, note_idx));
-    cands.extend(titled_homes(scene, note_idx));
-    cands.retain(|c| trusted(c.kind));
-    rank(&cands, missing, scene.threshold)
-}
-
-/// The kinds of evidence behind the home [`decide`] would choose for a note (empty when it
-/// chooses none), with every kind counted: what [`Trust`] measures on filed notes.
-pub(super) fn decide_with_kinds(scene: &Scene, note_idx: usize) -> (Decision, Vec<Kind>) {
-    let mut cands = Vec::new();
-    let mut missing = None;
+    let mut missing = Vec::new();
     named_homes(scene, note_idx, &mut cands, &mut missing);
     typed_home(scene, note_idx, &mut cands, &mut missing);
     cands.extend(tagged_homes(scene, note_idx));
     cands.extend(linked_home(scene, note_idx));
     cands.extend(titled_homes(scene, note_idx));
-    let decision = rank(&cands, missing, scene.threshold);
-    let mut kinds: Vec<Kind> = cands
+    (cands, missing)
+}
+
+/// Decides where one inbox note goes from explicit evidence alone, leaving out the kinds of
+/// evidence the vault does not bear out (`scene.trust`; they are named in `ignored`).
+pub fn decide(scene: &Scene, note_idx: usize) -> Decision {
+    let trusted = |kind: Kind| scene.trust.is_none_or(|t| t.trusted(kind));
+    let (mut cands, missing) = evidence(scene, note_idx);
+    let mut ignored: Vec<Kind> = cands
         .iter()
-        .filter(|c| decision.dest.as_deref() == Some(c.folder.as_str()))
         .map(|c| c.kind)
+        .chain(missing.iter().map(|(k, _)| *k))
+        .filter(|k| !trusted(*k))
         .collect();
+    ignored.sort();
+    ignored.dedup();
+    // a home named by evidence the vault contradicts is no sign that a home is missing
+    let missing = missing
+        .into_iter()
+        .find(|(k, _)| trusted(*k))
+        .map(|(_, home)| home);
+    cands.retain(|c| trusted(c.kind));
+    Decision {
+        ignored,
+        ..rank(&cands, missing, scene.threshold)
+    }
+}
+
+/// Where each kind of evidence, alone, would send a note (kinds that would not file it left
+/// out): what [`Trust`] measures on filed notes.
+pub(super) fn decide_each_kind(scene: &Scene, note_idx: usize) -> Vec<(Kind, String)> {
+    let (cands, _) = evidence(scene, note_idx);
+    let mut kinds: Vec<Kind> = cands.iter().map(|c| c.kind).collect();
     kinds.sort();
     kinds.dedup();
-    (decision, kinds)
+    kinds
+        .into_iter()
+        .filter_map(|kind| {
+            let alone: Vec<Candidate> = cands.iter().filter(|c| c.kind == kind).cloned().collect();
+            rank(&alone, None, scene.threshold)
+                .dest
+                .map(|dest| (kind, dest))
+        })
+        .collect()
 }
 
 /// `project:` and `area:` naming a home; a named home that does not exist is `missing`.
@@ -140,7 +158,7 @@ fn named_homes(
     scene: &Scene,
     note_idx: usize,
     cands: &mut Vec<Candidate>,
-    missing: &mut Option<String>,
+    missing: &mut Vec<(Kind, String)>,
 ) {
     let note = &scene.vault.notes[note_idx];
     let f = scene.folders;
@@ -167,7 +185,12 @@ fn named_homes(
                 cands.push(Candidate::new(kind, h, confidence, evidence));
             }
             None => {
-                missing.get_or_insert_with(|| format!("{root}/{}", common::safe_title(&name, 60)));
+                let kind = if key == "project" {
+                    Kind::Project
+                } else {
+                    Kind::Area
+                };
+                missing.push((kind, format!("{root}/{}", common::safe_title(&name, 60))));
             }
         }
     }
@@ -178,7 +201,7 @@ fn typed_home(
     scene: &Scene,
     note_idx: usize,
     cands: &mut Vec<Candidate>,
-    missing: &mut Option<String>,
+    missing: &mut Vec<(Kind, String)>,
 ) {
     let note = &scene.vault.notes[note_idx];
     let f = scene.folders;
@@ -193,39 +216,39 @@ fn typed_home(
             if exists(&f.meetings) {
                 let folder = format!("{}/{}", f.meetings, date.format("%Y/%m"));
                 cands.push(Candidate::new(
-                    Kind::Type,
+                    Kind::Meeting,
                     &folder,
                     85,
                     "type: meeting".into(),
                 ));
             } else {
-                missing.get_or_insert_with(|| f.meetings.clone());
+                missing.push((Kind::Meeting, f.meetings.clone()));
             }
         }
         "person" | "person-note" => {
             if exists(&f.people) {
                 cands.push(Candidate::new(
-                    Kind::Type,
+                    Kind::Person,
                     &f.people,
                     90,
                     format!("type: {kind}"),
                 ));
             } else {
-                missing.get_or_insert_with(|| f.people.clone());
+                missing.push((Kind::Person, f.people.clone()));
             }
         }
         "daily" if exists(&f.daily) => {
             cands.push(Candidate::new(
-                Kind::Type,
+                Kind::Daily,
                 &f.daily,
                 90,
                 "type: daily".into(),
             ));
         }
-        "moc" => cands.push(Candidate::new(Kind::Type, &f.moc, 90, "type: moc".into())),
+        "moc" => cands.push(Candidate::new(Kind::Moc, &f.moc, 90, "type: moc".into())),
         "reference" if exists(&f.resources) => {
             cands.push(Candidate::new(
-                Kind::Type,
+                Kind::Reference,
                 &f.resources,
                 60,
                 "type: reference".into(),
@@ -339,6 +362,7 @@ fn rank(cands: &[Candidate], missing: Option<String>, threshold: u32) -> Decisio
                 None => "no project, area, type, tag or link points to a home".into(),
             },
             missing,
+            ignored: Vec::new(),
         },
         [first, second, ..] if first.1 == second.1 && first.1 >= threshold => Decision {
             dest: None,
@@ -351,6 +375,7 @@ fn rank(cands: &[Candidate], missing: Option<String>, threshold: u32) -> Decisio
                 second.2.join(", ")
             ),
             missing: None,
+            ignored: Vec::new(),
         },
         [first, ..] if first.1 < threshold => Decision {
             dest: None,
@@ -362,12 +387,14 @@ fn rank(cands: &[Candidate], missing: Option<String>, threshold: u32) -> Decisio
                 first.1
             ),
             missing,
+            ignored: Vec::new(),
         },
         [first, ..] => Decision {
             dest: Some(first.0.clone()),
             confidence: first.1,
             evidence: first.2.join(", "),
             missing: None,
+            ignored: Vec::new(),
         },
     }
 }
@@ -394,6 +421,7 @@ pub(crate) fn learned_decision(
                 best.evidence.join(", ")
             ),
             missing: None,
+            ignored: Vec::new(),
         },
         _ => Decision {
             evidence: filing::unsure_reason(&guess),

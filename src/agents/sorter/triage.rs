@@ -102,7 +102,15 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
         let Some(i) = ctx.gate.vault().note_index(&path) else {
             continue;
         };
-        let decision = decide_note(ctx, i, &homes, &mut trust, &mut learned);
+        let mut decision = decide_note(ctx, i, &homes, &mut trust, &mut learned);
+        if decision.dest.is_none() && !decision.ignored.is_empty() {
+            let kinds: Vec<&str> = decision.ignored.iter().map(|k| k.label()).collect();
+            decision.evidence = format!(
+                "{}; not used: {} (this vault files such notes elsewhere)",
+                decision.evidence,
+                kinds.join(", ")
+            );
+        }
         let title = ctx.gate.vault().notes[i].name().to_string();
         let Some(dest) = decision.dest.clone() else {
             if let Some(m) = &decision.missing {
@@ -213,6 +221,7 @@ fn file_model_choices(
                     confidence: 0,
                     evidence: format!("chosen by the model `{}`", pass.id),
                     missing: None,
+                    ignored: Vec::new(),
                 };
                 match file_note(ctx, i, dest, rename, &decision)? {
                     Ok(done) => {

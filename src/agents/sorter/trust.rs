@@ -10,23 +10,37 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::decide::{Scene, decide_with_kinds};
-use crate::vault::classify::folder_of;
+use super::decide::{Scene, decide_each_kind};
+use crate::vault::classify::{folder_of, within};
 
 /// Filed notes the measure looks at, at most (spread evenly over the vault).
 pub(crate) const SAMPLE: usize = 400;
 /// Fewer decisions than this say nothing about a kind: it stays trusted.
 const MIN_DECIDED: usize = 5;
 
-/// A kind of explicit evidence.
+/// A kind of explicit evidence. Each `type:` value is a kind of its own: a vault may keep its
+/// people in the people folder and its meetings with their projects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
 pub enum Kind {
+    #[serde(rename = "project:")]
     Project,
+    #[serde(rename = "area:")]
     Area,
-    Type,
+    #[serde(rename = "type: meeting")]
+    Meeting,
+    #[serde(rename = "type: person")]
+    Person,
+    #[serde(rename = "type: daily")]
+    Daily,
+    #[serde(rename = "type: moc")]
+    Moc,
+    #[serde(rename = "type: reference")]
+    Reference,
+    #[serde(rename = "tags")]
     Tag,
+    #[serde(rename = "links")]
     Link,
+    #[serde(rename = "titles")]
     Title,
 }
 
@@ -36,7 +50,11 @@ impl Kind {
         match self {
             Kind::Project => "project:",
             Kind::Area => "area:",
-            Kind::Type => "type:",
+            Kind::Meeting => "type: meeting",
+            Kind::Person => "type: person",
+            Kind::Daily => "type: daily",
+            Kind::Moc => "type: moc",
+            Kind::Reference => "type: reference",
             Kind::Tag => "tags",
             Kind::Link => "links",
             Kind::Title => "titles",
@@ -62,19 +80,47 @@ pub struct Trust {
 
 impl Trust {
     /// Measures every kind on `filed` (indices of notes in their homes), with `scene` as the
-    /// decision sees the vault (its own `trust` is ignored: every kind is counted).
+    /// decision sees the vault (its own `trust` is ignored: every kind is counted alone).
+    /// Notes in the archive are left out (they keep the keys of the homes they left), and so
+    /// are folder notes beside their folder (`Projects/X.md` for `Projects/X/`).
     pub(crate) fn measure(scene: &Scene, filed: &[usize], target: f64) -> Trust {
         let scene = Scene {
             trust: None,
             ..*scene
         };
-        let step = filed.len().div_ceil(SAMPLE).max(1);
+        let vault = scene.vault;
+        let archive = scene.folders.archive.as_str();
+        let folders: rustc_hash::FxHashSet<&str> = vault
+            .files
+            .paths
+            .iter()
+            .filter_map(|p| p.rsplit_once('/').map(|(d, _)| d))
+            .collect();
+        let sample: Vec<usize> = filed
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let path = &vault.notes[i].path;
+                let folder = folder_of(path);
+                (archive.is_empty() || !within(folder, archive))
+                    && !path
+                        .strip_suffix(".md")
+                        .is_some_and(|stem| folders.contains(stem))
+            })
+            .collect();
+        let step = sample.len().div_ceil(SAMPLE).max(1);
         let mut kinds: BTreeMap<Kind, Tally> = BTreeMap::new();
-        for &i in filed.iter().step_by(step) {
-            let (decision, by) = decide_with_kinds(&scene, i);
-            let Some(dest) = decision.dest else { continue };
-            let agreed = dest == folder_of(&scene.vault.notes[i].path);
-            for kind in by {
+        for &i in sample.iter().step_by(step) {
+            let folder = folder_of(&vault.notes[i].path);
+            for (kind, dest) in decide_each_kind(&scene, i) {
+                // a note under the home the evidence names counts: a project's sub-folders,
+                // meetings by month, people by circle
+                let home = if kind == Kind::Meeting {
+                    scene.folders.meetings.as_str()
+                } else {
+                    dest.as_str()
+                };
+                let agreed = within(folder, home);
                 let t = kinds.entry(kind).or_default();
                 t.decided += 1;
                 t.agreed += usize::from(agreed);
@@ -104,7 +150,8 @@ impl Trust {
 
 /// The upper bound of the 95 % Wilson score interval of `k` successes in `n` trials.
 fn wilson_upper(k: usize, n: usize) -> f64 {
-    if n == 0 {
+    // every one agreeing: exactly 1 (the formula can round to just under it)
+    if k >= n {
         return 1.0;
     }
     let (k, n) = (k as f64, n as f64);
@@ -122,21 +169,21 @@ mod tests {
     #[test]
     fn a_kind_is_left_out_only_when_the_vault_clearly_contradicts_it() {
         let with = |decided, agreed| Trust {
-            kinds: BTreeMap::from([(Kind::Type, Tally { decided, agreed })]),
+            kinds: BTreeMap::from([(Kind::Person, Tally { decided, agreed })]),
             target: 0.95,
         };
         // too few decisions to say anything
-        assert!(with(4, 0).trusted(Kind::Type));
+        assert!(with(4, 0).trusted(Kind::Person));
         // every one right, or nearly
-        assert!(with(40, 40).trusted(Kind::Type));
-        assert!(with(10, 9).trusted(Kind::Type));
+        assert!(with(40, 40).trusted(Kind::Person));
+        assert!(with(10, 9).trusted(Kind::Person));
         // mostly wrong
-        assert!(!with(5, 0).trusted(Kind::Type));
-        assert!(!with(40, 30).trusted(Kind::Type));
+        assert!(!with(5, 0).trusted(Kind::Person));
+        assert!(!with(40, 30).trusted(Kind::Person));
         assert_eq!(
             with(40, 30).distrusted(),
             vec![(
-                Kind::Type,
+                Kind::Person,
                 Tally {
                     decided: 40,
                     agreed: 30
@@ -153,5 +200,9 @@ mod tests {
         assert!((wilson_upper(9, 10) - 0.9821).abs() < 1e-3);
         assert!((wilson_upper(30, 40) - 0.8581).abs() < 1e-3);
         assert!((wilson_upper(0, 0) - 1.0).abs() < 1e-12);
+        // a perfect record is never under a target of 1
+        for n in 1..200 {
+            assert!(wilson_upper(n, n) >= 1.0, "{n}");
+        }
     }
 }
