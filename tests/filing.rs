@@ -9,26 +9,7 @@ use common::{crew, json_of, snapshot};
 /// A vault kept by topic, with a template per folder, and crew adopted into it.
 fn topical_vault(extra: &[(&str, &str)]) -> assert_fs::TempDir {
     let mut files: Vec<(String, String)> = Vec::new();
-    let topics = [
-        (
-            "Kitchen/Recipes",
-            "## Ingredients\n## Method\nServes four.",
-            ["flour", "butter", "oven", "simmer", "garlic", "basil"],
-        ),
-        (
-            "Garden/Plants",
-            "## Planting\n## Watering\nSunlight: full.",
-            ["soil", "seedling", "prune", "compost", "bloom", "mulch"],
-        ),
-        (
-            "Code/Rust",
-            "## Example\n## Pitfalls\nEdition: 2024.",
-            [
-                "borrow", "trait", "cargo", "lifetime", "closure", "iterator",
-            ],
-        ),
-    ];
-    for (folder, stock, words) in topics {
+    for (folder, stock, words) in common::TOPICS {
         for i in 0..12 {
             let a = words[i % words.len()];
             let b = words[(i + 2) % words.len()];

@@ -22,26 +22,7 @@ const TRIP_TEXT: &str = "train at nine, museum, bring the camera\n";
 /// nothing in the vault is like, and a note linking to one of them by its path.
 fn vault(config: &str) -> assert_fs::TempDir {
     let mut files: Vec<(String, String)> = Vec::new();
-    let topics = [
-        (
-            "Kitchen/Recipes",
-            "## Ingredients\n## Method\nServes four.",
-            ["flour", "butter", "oven", "simmer", "garlic", "basil"],
-        ),
-        (
-            "Garden/Plants",
-            "## Planting\n## Watering\nSunlight: full.",
-            ["soil", "seedling", "prune", "compost", "bloom", "mulch"],
-        ),
-        (
-            "Code/Rust",
-            "## Example\n## Pitfalls\nEdition: 2024.",
-            [
-                "borrow", "trait", "cargo", "lifetime", "closure", "iterator",
-            ],
-        ),
-    ];
-    for (folder, stock, words) in topics {
+    for (folder, stock, words) in common::TOPICS {
         for i in 0..12 {
             let (a, b) = (words[i % words.len()], words[(i + 2) % words.len()]);
             files.push((

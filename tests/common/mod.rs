@@ -172,3 +172,25 @@ pub fn openai_reply(text: &str, prompt_tokens: u64, completion_tokens: u64) -> S
     })
     .to_string()
 }
+
+/// Three folders kept by topic, as the filing tests build them: (folder, the template lines
+/// every note there starts with, the words its notes are about).
+pub const TOPICS: [(&str, &str, [&str; 6]); 3] = [
+    (
+        "Kitchen/Recipes",
+        "## Ingredients\n## Method\nServes four.",
+        ["flour", "butter", "oven", "simmer", "garlic", "basil"],
+    ),
+    (
+        "Garden/Plants",
+        "## Planting\n## Watering\nSunlight: full.",
+        ["soil", "seedling", "prune", "compost", "bloom", "mulch"],
+    ),
+    (
+        "Code/Rust",
+        "## Example\n## Pitfalls\nEdition: 2024.",
+        [
+            "borrow", "trait", "cargo", "lifetime", "closure", "iterator",
+        ],
+    ),
+];
