@@ -4,13 +4,16 @@
 //! Each note becomes a sparse TF-IDF vector over several families of features — its words
 //! (title words count double), its structure (frontmatter keys and short values, headings,
 //! short lines such as a template's stock lines, tags and their parents), the folders of the
-//! notes it links to and of those linking to it, and the shape of its name. A query note gets a
+//! notes it links to and of those linking to it, the folders of the notes cited beside it (the
+//! other links of the notes linking to it), and the shape of its name. A query note gets a
 //! score per folder from two views that fail differently: a vote of its nearest neighbours
 //! (cosine similarity, `K` of them) and its similarity to each folder's centroid. The margin
 //! between the best folder and the next is the confidence; [`Model::calibrate`] finds, by
 //! leave-one-out over filed notes, the margin above which filing reaches a precision target.
 //!
 //! Pure: the caller supplies each note's text; nothing here reads the disk.
+
+use std::borrow::Cow;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
@@ -33,6 +36,8 @@ const W_TAG: f32 = 2.5;
 const W_HEADING: f32 = 1.0;
 const W_LINE: f32 = 1.0;
 const W_LINK_FOLDER: f32 = 3.0;
+/// Spread over the other notes each note linking to this one links to.
+const W_COCITED: f32 = 16.0;
 const W_SHAPE: f32 = 1.0;
 
 fn tokens(text: &str) -> impl Iterator<Item = &str> + '_ {
@@ -43,7 +48,8 @@ fn tokens(text: &str) -> impl Iterator<Item = &str> + '_ {
 }
 
 /// A feature: its family (`w` word, `k` key, `v` value, `g` tag, `h` heading, `l` line, `f`
-/// linked folder, `s` name shape) and its text, lower-cased, hashed without allocating.
+/// linked folder, `c` co-cited folder, `s` name shape) and its text, lower-cased, hashed
+/// without allocating.
 pub type Feature = u64;
 
 fn feature(family: char, parts: &[&str]) -> Feature {
@@ -221,30 +227,69 @@ pub fn with_links(
     add_links(vault, idx, content, incoming, names)
 }
 
-/// The linked-folder feature of every note, for [`with_links_given`]: one hash per note
-/// rather than one per link.
-pub fn folder_features(vault: &Vault) -> Vec<Feature> {
-    use rayon::prelude::*;
-    vault
-        .notes
-        .par_iter()
-        .map(|n| feature('f', &[folder_of(&n.path)]))
-        .collect()
+/// What the link features of many notes need, gathered once for the vault: each note's
+/// linked-folder feature, the notes linking to it and the notes it links to.
+pub struct LinkGraph {
+    folder: Vec<Feature>,
+    backlinks: Vec<Vec<usize>>,
+    outlinks: Vec<Vec<usize>>,
 }
 
-/// [`with_links`] for many notes, with `backlinks` from [`Vault::backlinks`] (one pass over
-/// the vault's links rather than one query per note) and `folder_feats` from
-/// [`folder_features`].
+impl LinkGraph {
+    /// The graph of `vault`'s links, for [`with_links_given`].
+    pub fn new(vault: &Vault) -> LinkGraph {
+        use rayon::prelude::*;
+        let (backlinks, (folder, outlinks)) = rayon::join(
+            || vault.backlinks(),
+            || {
+                rayon::join(
+                    || {
+                        vault
+                            .notes
+                            .par_iter()
+                            .map(|n| feature('f', &[folder_of(&n.path)]))
+                            .collect()
+                    },
+                    || {
+                        (0..vault.notes.len())
+                            .into_par_iter()
+                            .map(|n| linked_notes(vault, n, std::iter::empty()))
+                            .collect()
+                    },
+                )
+            },
+        );
+        LinkGraph {
+            folder,
+            backlinks,
+            outlinks,
+        }
+    }
+}
+
+/// The co-citation feature of a folder, from its linked-folder feature: a note cited beside
+/// notes of that folder.
+fn cocited(folder_feature: Feature) -> Feature {
+    (folder_feature ^ 0xC0C1_7ED0_F01D_E125)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .rotate_left(17)
+}
+
+/// [`with_links`] for many notes, with the vault's links gathered once in `graph` rather than
+/// looked up note by note.
 pub fn with_links_given(
     vault: &Vault,
     idx: usize,
     content: Vec<(Feature, f32)>,
-    backlinks: &[usize],
-    folder_feats: &[Feature],
+    graph: &LinkGraph,
 ) -> Vec<(Feature, f32)> {
     let mut links: FxHashMap<Feature, f32> = FxHashMap::default();
-    for other in linked_notes(vault, idx, backlinks.iter().copied()) {
-        *links.entry(folder_feats[other]).or_default() += W_LINK_FOLDER;
+    let incoming = &graph.backlinks[idx];
+    for other in linked_notes(vault, idx, incoming.iter().copied()) {
+        *links.entry(graph.folder[other]).or_default() += W_LINK_FOLDER;
+    }
+    for (other, w) in cocited_notes(idx, incoming, |s| Cow::Borrowed(&graph.outlinks[s])) {
+        *links.entry(cocited(graph.folder[other])).or_default() += w;
     }
     merge_sorted(content, sorted(links))
 }
@@ -262,10 +307,47 @@ fn add_links(
         weights: FxHashMap::default(),
         names,
     };
-    for other in linked_notes(vault, idx, incoming) {
+    let incoming: Vec<usize> = incoming.collect();
+    for other in linked_notes(vault, idx, incoming.iter().copied()) {
         links.add('f', &[folder_of(&vault.notes[other].path)], W_LINK_FOLDER);
     }
+    let outlinks = |s| Cow::Owned(linked_notes(vault, s, std::iter::empty()));
+    for (other, w) in cocited_notes(idx, &incoming, outlinks) {
+        let folder = folder_of(&vault.notes[other].path);
+        let f = cocited(feature('f', &[folder]));
+        *links.weights.entry(f).or_default() += w;
+        if let Some(names) = links.names.as_deref_mut() {
+            names
+                .entry(f)
+                .or_insert_with(|| format!("c:{}", folder.to_lowercase()));
+        }
+    }
     merge_sorted(content, sorted(links.weights))
+}
+
+/// Co-citation: each note linking to note `idx` (`incoming`) spreads [`W_COCITED`] over the
+/// other notes it links to — a note listed beside a folder's notes, in an index or a reading
+/// list, likely belongs with them. (note, weight) in a fixed order, so that sums come out the
+/// same to the bit however the links were gathered.
+fn cocited_notes<'g>(
+    idx: usize,
+    incoming: &[usize],
+    outlinks: impl Fn(usize) -> Cow<'g, [usize]>,
+) -> Vec<(usize, f32)> {
+    let mut sources = incoming.to_vec();
+    sources.sort_unstable();
+    sources.dedup();
+    let mut out = Vec::new();
+    for source in sources.into_iter().filter(|&s| s != idx) {
+        let outs = outlinks(source);
+        let others = outs.iter().filter(|&&t| t != idx).count();
+        out.extend(
+            outs.iter()
+                .filter(|&&t| t != idx)
+                .map(|&t| (t, W_COCITED / others as f32)),
+        );
+    }
+    out
 }
 
 /// Two feature lists in feature order, as one in feature order (weights of a feature in
@@ -777,6 +859,7 @@ fn readable(feature: &str) -> String {
         "h" => format!("heading '{rest}'"),
         "l" => format!("line '{}'", rest.chars().take(40).collect::<String>()),
         "f" => format!("links with notes in {rest}/"),
+        "c" => format!("cited beside notes in {rest}/"),
         "s" => format!("{rest} name"),
         _ => feature.to_string(),
     }

@@ -72,11 +72,11 @@ fn link_features_from_backlinks_equal_those_from_queries() {
     let notes = texts.iter().map(|(p, t)| Note::parse_text(*p, t)).collect();
     let vault = Vault::from_notes("/v".into(), notes, Vec::new());
     let backlinks = vault.backlinks();
-    let folders = folder_features(&vault);
-    for (i, back) in backlinks.iter().enumerate() {
+    let graph = LinkGraph::new(&vault);
+    for i in 0..backlinks.len() {
         let content = feats("words here");
         let one = with_links(&vault, i, content.clone(), None);
-        assert_eq!(with_links_given(&vault, i, content, back, &folders), one);
+        assert_eq!(with_links_given(&vault, i, content, &graph), one);
     }
     assert!(backlinks.iter().any(|b| b.len() >= 2), "{backlinks:?}");
 }
@@ -97,4 +97,47 @@ fn merging_sorted_features_adds_the_shared_ones_and_keeps_the_order() {
     );
     assert_eq!(merge_sorted(a.clone(), Vec::new()), a);
     assert_eq!(merge_sorted(Vec::new(), a.clone()), a);
+}
+
+#[test]
+fn a_note_listed_beside_a_folders_notes_is_cited_with_that_folder() {
+    let texts = [
+        ("Index.md", "Reading: [[Alpha]], [[Beta]], [[New]]"),
+        ("Birds/Alpha.md", "wings"),
+        ("Birds/Beta.md", "feathers"),
+        ("Inbox/New.md", "something"),
+    ];
+    let notes = texts.iter().map(|(p, t)| Note::parse_text(*p, t)).collect();
+    let vault = Vault::from_notes("/v".into(), notes, Vec::new());
+    let new = vault.notes.iter().position(|n| n.path == "Inbox/New.md");
+    let new = new.expect("the inbox note");
+    let mut names = FxHashMap::default();
+    let got = with_links(&vault, new, Vec::new(), Some(&mut names));
+    let birds = cocited(feature('f', &["Birds"]));
+    let weight = got.iter().find(|(f, _)| *f == birds).map(|(_, w)| *w);
+    // the index's two other links, both in Birds, share the whole weight
+    assert_eq!(weight, Some(W_COCITED));
+    assert_eq!(
+        names.get(&birds).map(|n| readable(n)).as_deref(),
+        Some("cited beside notes in birds/")
+    );
+    // the note is not cited beside itself: its own folder is not among the co-cited
+    let own = cocited(feature('f', &["Inbox"]));
+    assert!(got.iter().all(|(f, _)| *f != own), "{got:?}");
+    // Alpha is cited beside Beta and the new note: half the weight each
+    let alpha = vault.notes.iter().position(|n| n.path == "Birds/Alpha.md");
+    let alpha = with_links(&vault, alpha.expect("alpha"), Vec::new(), None);
+    let half = Some(W_COCITED / 2.0);
+    assert_eq!(
+        alpha.iter().find(|(f, _)| *f == birds).map(|(_, w)| *w),
+        half
+    );
+    assert_eq!(alpha.iter().find(|(f, _)| *f == own).map(|(_, w)| *w), half);
+    // the index is linked by no one: cited beside nothing
+    let index = vault.notes.iter().position(|n| n.path == "Index.md");
+    let index = with_links(&vault, index.expect("index"), Vec::new(), None);
+    assert!(
+        index.iter().all(|(f, _)| *f != birds && *f != own),
+        "{index:?}"
+    );
 }

@@ -166,11 +166,10 @@ impl FeatureStore {
             }
         }
         // the features of links depend on the other notes: computed each time, in parallel
-        let (backlinks, folders) =
-            rayon::join(|| vault.backlinks(), || classify::folder_features(vault));
+        let graph = classify::LinkGraph::new(vault);
         examples.par_iter_mut().for_each(|(n, _, feats)| {
             let content = std::mem::take(feats);
-            *feats = classify::with_links_given(vault, *n, content, &backlinks[*n], &folders);
+            *feats = classify::with_links_given(vault, *n, content, &graph);
         });
         examples
     }
