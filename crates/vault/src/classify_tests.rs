@@ -141,3 +141,34 @@ fn a_note_listed_beside_a_folders_notes_is_cited_with_that_folder() {
         "{index:?}"
     );
 }
+
+#[test]
+fn a_feature_that_sticks_to_one_folder_weighs_more_than_one_spread_over_many() {
+    // "glaze" in six notes of one folder, "table" in six notes of six folders: same IDF
+    let mut ex = Vec::new();
+    for i in 0..6 {
+        ex.push((i, "Pottery".to_string(), feats(&format!("glaze kiln{i}"))));
+        ex.push((10 + i, format!("F{i}"), feats(&format!("table other{i}"))));
+    }
+    for i in 0..8 {
+        ex.push((20 + i, "Misc".to_string(), feats(&format!("filler{i}"))));
+    }
+    let m = Model::train(ex);
+    let idf = |w: &str| m.idf[m.vocab[&feature('w', &[w])] as usize];
+    assert!(
+        idf("glaze") > 2.0 * idf("table"),
+        "{} {}",
+        idf("glaze"),
+        idf("table")
+    );
+    // a feature seen in one note has nothing to stick to: plain IDF
+    let base = ((m.docs.len() as f32 + 1.0) / 1.5).ln();
+    assert!(
+        (idf("kiln0") - base).abs() < 1e-5,
+        "{} {base}",
+        idf("kiln0")
+    );
+    // the query's concentrated word decides, though it shares as many words with F0
+    let g = m.guess(&feats("glaze table other0"), None, &|_| true, None);
+    assert_eq!(g.best().map(|b| b.folder.as_str()), Some("Pottery"));
+}
