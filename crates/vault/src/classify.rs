@@ -279,14 +279,21 @@ fn cocited(folder_feature: Feature) -> Feature {
 /// [`with_links`] for many notes, with the vault's links gathered once in `graph` rather than
 /// looked up note by note.
 pub fn with_links_given(
-    vault: &Vault,
     idx: usize,
     content: Vec<(Feature, f32)>,
     graph: &LinkGraph,
 ) -> Vec<(Feature, f32)> {
     let mut links: FxHashMap<Feature, f32> = FxHashMap::default();
     let incoming = &graph.backlinks[idx];
-    for other in linked_notes(vault, idx, incoming.iter().copied()) {
+    // the same notes as `linked_notes`, from what the graph already resolved
+    let mut linked: Vec<usize> = graph.outlinks[idx]
+        .iter()
+        .chain(incoming.iter().filter(|&&n| n != idx))
+        .copied()
+        .collect();
+    linked.sort_unstable();
+    linked.dedup();
+    for other in linked {
         *links.entry(graph.folder[other]).or_default() += W_LINK_FOLDER;
     }
     for (other, w) in cocited_notes(idx, incoming, |s| Cow::Borrowed(&graph.outlinks[s])) {
@@ -633,17 +640,31 @@ impl Model {
     /// would, and [`CONCENTRATION_PRIOR`] notes more counted, so that a feature seen in two
     /// notes is not taken for a folder's hallmark.
     fn weigh_by_concentration(&mut self, examples: &[Counted]) {
+        // the folders of each feature's notes, feature by feature in one array (a vector per
+        // feature would be hundreds of thousands of allocations on a large vault)
         let mut folder_ids: FxHashMap<&str, u32> = FxHashMap::default();
-        let mut folders_of: Vec<Vec<u32>> = vec![Vec::new(); self.features.len()];
+        let mut start = vec![0usize; self.features.len() + 1];
+        for (_, _, ids) in examples {
+            for (id, _) in ids {
+                start[*id as usize + 1] += 1;
+            }
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let mut fill = start.clone();
+        let mut folders = vec![0u32; start[self.features.len()]];
         for (_, folder, ids) in examples {
             let next = folder_ids.len() as u32;
             let fid = *folder_ids.entry(folder.as_str()).or_insert(next);
             for (id, _) in ids {
-                folders_of[*id as usize].push(fid);
+                folders[fill[*id as usize]] = fid;
+                fill[*id as usize] += 1;
             }
         }
+        let folders_of = start.windows(2).map(|w| &folders[w[0]..w[1]]);
         let mut counts = vec![0u32; folder_ids.len()];
-        for (id, of) in folders_of.iter().enumerate() {
+        for (id, of) in folders_of.enumerate() {
             let mut top = 0;
             for &f in of {
                 counts[f as usize] += 1;

@@ -76,7 +76,7 @@ fn link_features_from_backlinks_equal_those_from_queries() {
     for i in 0..backlinks.len() {
         let content = feats("words here");
         let one = with_links(&vault, i, content.clone(), None);
-        assert_eq!(with_links_given(&vault, i, content, &graph), one);
+        assert_eq!(with_links_given(i, content, &graph), one);
     }
     assert!(backlinks.iter().any(|b| b.len() >= 2), "{backlinks:?}");
 }

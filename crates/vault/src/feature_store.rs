@@ -169,7 +169,7 @@ impl FeatureStore {
         let graph = classify::LinkGraph::new(vault);
         examples.par_iter_mut().for_each(|(n, _, feats)| {
             let content = std::mem::take(feats);
-            *feats = classify::with_links_given(vault, *n, content, &graph);
+            *feats = classify::with_links_given(*n, content, &graph);
         });
         examples
     }
