@@ -39,6 +39,8 @@ const W_LINE: f32 = 1.0;
 const W_LINK_FOLDER: f32 = 3.0;
 /// Spread over the other notes each note linking to this one links to.
 const W_COCITED: f32 = 16.0;
+/// A note with more links than this cites nothing beside anything.
+const MAX_LINKS_TO_COCITE: usize = 1000;
 const W_SHAPE: f32 = 1.0;
 
 fn tokens(text: &str) -> impl Iterator<Item = &str> + '_ {
@@ -234,13 +236,15 @@ pub struct LinkGraph {
     folder: Vec<Feature>,
     backlinks: Vec<Vec<usize>>,
     outlinks: Vec<Vec<usize>>,
+    /// For each note, the folders of the notes it links to: (linked-folder feature, notes).
+    outfolders: Vec<Vec<(Feature, u32)>>,
 }
 
 impl LinkGraph {
     /// The graph of `vault`'s links, for [`with_links_given`].
     pub fn new(vault: &Vault) -> LinkGraph {
         use rayon::prelude::*;
-        let (backlinks, (folder, outlinks)) = rayon::join(
+        let (backlinks, (folder, outlinks)): (_, (Vec<Feature>, Vec<Vec<usize>>)) = rayon::join(
             || vault.backlinks(),
             || {
                 rayon::join(
@@ -260,10 +264,21 @@ impl LinkGraph {
                 )
             },
         );
+        let outfolders = outlinks
+            .par_iter()
+            .enumerate()
+            .map(|(s, outs): (usize, &Vec<usize>)| {
+                if lists_the_vault(vault, s) {
+                    return Vec::new();
+                }
+                folder_counts(outs.iter().map(|&t| folder[t]))
+            })
+            .collect();
         LinkGraph {
             folder,
             backlinks,
             outlinks,
+            outfolders,
         }
     }
 }
@@ -296,8 +311,14 @@ pub fn with_links_given(
     for other in linked {
         *links.entry(graph.folder[other]).or_default() += W_LINK_FOLDER;
     }
-    for (other, w) in cocited_notes(idx, incoming, |s| Cow::Borrowed(&graph.outlinks[s])) {
-        *links.entry(cocited(graph.folder[other])).or_default() += w;
+    let source = |s: usize| {
+        (
+            Cow::Borrowed(graph.outlinks[s].as_slice()),
+            Cow::Borrowed(graph.outfolders[s].as_slice()),
+        )
+    };
+    for (folder, w) in cocited_folders(idx, graph.folder[idx], incoming, source) {
+        *links.entry(cocited(folder)).or_default() += w;
     }
     merge_sorted(content, sorted(links))
 }
@@ -319,41 +340,89 @@ fn add_links(
     for other in linked_notes(vault, idx, incoming.iter().copied()) {
         links.add('f', &[folder_of(&vault.notes[other].path)], W_LINK_FOLDER);
     }
-    let outlinks = |s| Cow::Owned(linked_notes(vault, s, std::iter::empty()));
-    for (other, w) in cocited_notes(idx, &incoming, outlinks) {
-        let folder = folder_of(&vault.notes[other].path);
-        let f = cocited(feature('f', &[folder]));
+    // the folders' names, for explaining one note's ranking
+    let mut folder_names: FxHashMap<Feature, &str> = FxHashMap::default();
+    let mut folder_feature = |n: usize| {
+        let folder = folder_of(&vault.notes[n].path);
+        let f = feature('f', &[folder]);
+        folder_names.insert(f, folder);
+        f
+    };
+    let own = folder_feature(idx);
+    let source = |s: usize| {
+        if lists_the_vault(vault, s) {
+            return (Cow::Owned(Vec::new()), Cow::Owned(Vec::new()));
+        }
+        let outs = linked_notes(vault, s, std::iter::empty());
+        let folders = folder_counts(outs.iter().map(|&t| folder_feature(t)));
+        (Cow::Owned(outs), Cow::Owned(folders))
+    };
+    let cited = cocited_folders(idx, own, &incoming, source);
+    for (folder, w) in cited {
+        let f = cocited(folder);
         *links.weights.entry(f).or_default() += w;
-        if let Some(names) = links.names.as_deref_mut() {
+        if let Some(names) = links.names.as_deref_mut()
+            && let Some(name) = folder_names.get(&folder)
+        {
             names
                 .entry(f)
-                .or_insert_with(|| format!("c:{}", folder.to_lowercase()));
+                .or_insert_with(|| format!("c:{}", name.to_lowercase()));
         }
     }
     merge_sorted(content, sorted(links.weights))
 }
 
+/// Whether note `s` has so many links that it lists the vault rather than a neighbourhood
+/// (a home page linking to every note): being cited beside its other links says nothing, and
+/// counting them for each of its notes would cost its links times its notes.
+fn lists_the_vault(vault: &Vault, s: usize) -> bool {
+    vault.resolved[s].len() + vault.notes[s].markdown_links.len() > MAX_LINKS_TO_COCITE
+}
+
+/// How many of `folders` (linked-folder features) are each folder, in feature order.
+fn folder_counts(folders: impl Iterator<Item = Feature>) -> Vec<(Feature, u32)> {
+    let mut all: Vec<Feature> = folders.collect();
+    all.sort_unstable();
+    let mut out: Vec<(Feature, u32)> = Vec::new();
+    for f in all {
+        match out.last_mut() {
+            Some((g, n)) if *g == f => *n += 1,
+            _ => out.push((f, 1)),
+        }
+    }
+    out
+}
+
 /// Co-citation: each note linking to note `idx` (`incoming`) spreads [`W_COCITED`] over the
-/// other notes it links to — a note listed beside a folder's notes, in an index or a reading
-/// list, likely belongs with them. (note, weight) in a fixed order, so that sums come out the
-/// same to the bit however the links were gathered.
-fn cocited_notes<'g>(
+/// other notes it links to, by their folder — a note listed beside a folder's notes, in an
+/// index or a reading list, likely belongs with them. `source` gives a linking note's out-links
+/// (sorted) and their [`folder_counts`]; `own` is the linked-folder feature of note `idx`,
+/// which is not counted among its own co-citations. Counting by folder keeps a hub linking to
+/// every note from costing a pass over its links per note. (folder, weight) in a fixed order,
+/// so that sums come out the same to the bit however the links were gathered.
+fn cocited_folders<'g>(
     idx: usize,
+    own: Feature,
     incoming: &[usize],
-    outlinks: impl Fn(usize) -> Cow<'g, [usize]>,
-) -> Vec<(usize, f32)> {
+    mut source: impl FnMut(usize) -> (Cow<'g, [usize]>, Cow<'g, [(Feature, u32)]>),
+) -> Vec<(Feature, f32)> {
     let mut sources = incoming.to_vec();
     sources.sort_unstable();
     sources.dedup();
     let mut out = Vec::new();
-    for source in sources.into_iter().filter(|&s| s != idx) {
-        let outs = outlinks(source);
-        let others = outs.iter().filter(|&&t| t != idx).count();
-        out.extend(
-            outs.iter()
-                .filter(|&&t| t != idx)
-                .map(|&t| (t, W_COCITED / others as f32)),
-        );
+    for s in sources.into_iter().filter(|&s| s != idx) {
+        let (outs, folders) = source(s);
+        let cites_idx = outs.binary_search(&idx).is_ok();
+        let others = outs.len() - usize::from(cites_idx);
+        if others == 0 {
+            continue;
+        }
+        for &(folder, n) in folders.iter() {
+            let n = n - u32::from(cites_idx && folder == own);
+            if n > 0 {
+                out.push((folder, W_COCITED * n as f32 / others as f32));
+            }
+        }
     }
     out
 }

@@ -172,3 +172,32 @@ fn a_feature_that_sticks_to_one_folder_weighs_more_than_one_spread_over_many() {
     let g = m.guess(&feats("glaze table other0"), None, &|_| true, None);
     assert_eq!(g.best().map(|b| b.folder.as_str()), Some("Pottery"));
 }
+
+#[test]
+fn a_note_listing_the_vault_cites_nothing_beside_anything() {
+    let mut hub = String::from("[[Alpha]] [[New]]");
+    for i in 0..MAX_LINKS_TO_COCITE {
+        hub.push_str(&format!(" [[gone {i}]]"));
+    }
+    let texts = [
+        ("Home.md", hub.as_str()),
+        ("Birds/Alpha.md", "wings"),
+        ("Inbox/New.md", "something"),
+    ];
+    let notes = texts.iter().map(|(p, t)| Note::parse_text(*p, t)).collect();
+    let vault = Vault::from_notes("/v".into(), notes, Vec::new());
+    let new = vault.notes.iter().position(|n| n.path == "Inbox/New.md");
+    let new = new.expect("the inbox note");
+    let one = with_links(&vault, new, Vec::new(), None);
+    let birds = cocited(feature('f', &["Birds"]));
+    assert!(one.iter().all(|(f, _)| *f != birds), "{one:?}");
+    // linked from it all the same
+    assert!(
+        one.iter().any(|(f, _)| *f == feature('f', &[""])),
+        "{one:?}"
+    );
+    assert_eq!(
+        with_links_given(new, Vec::new(), &LinkGraph::new(&vault)),
+        one
+    );
+}
