@@ -49,6 +49,22 @@ fn link_leaves(target: &str) -> impl Iterator<Item = String> {
     std::iter::once(last).chain(short)
 }
 
+/// Whether `link_leaves(target)` holds `leaf` (lower-cased), without allocating when the
+/// target's last segment is ASCII: a note with thousands of links is asked this for each of
+/// them.
+fn names_leaf(target: &str, leaf: &str) -> bool {
+    let last = target.rsplit('/').next().unwrap_or(target).trim();
+    if !last.is_ascii() {
+        return link_leaves(target).any(|k| k == leaf);
+    }
+    let short = last
+        .len()
+        .checked_sub(3)
+        .filter(|&at| last.as_bytes()[at..].eq_ignore_ascii_case(b".md"))
+        .map(|at| &last[..at]);
+    last.eq_ignore_ascii_case(leaf) || short.is_some_and(|s| s.eq_ignore_ascii_case(leaf))
+}
+
 /// The notes with links naming each leaf. Links with an empty target (`[[#h]]`) name no file
 /// and are left out.
 #[derive(Debug, Clone, Default)]
@@ -144,7 +160,7 @@ impl LeafIndex {
         let mut out = Vec::new();
         for n in sources {
             for (r, target) in links(n, &notes[n]) {
-                if link_leaves(target).any(|k| leaves.contains(&k)) {
+                if leaves.iter().any(|leaf| names_leaf(target, leaf)) {
                     out.push(r);
                 }
             }
@@ -156,6 +172,62 @@ impl LeafIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn the_quick_leaf_test_agrees_on_any_text(
+            target in "[a-zA-Z./ #ΣσςÜü_-]{0,12}",
+            leaf in "[a-z./ #σςü]{0,8}",
+        ) {
+            let slow = link_leaves(&target).any(|k| k == leaf);
+            proptest::prop_assert_eq!(names_leaf(&target, &leaf), slow);
+            // and against the leaf the target itself gives
+            let own = super::leaf(&target);
+            proptest::prop_assert_eq!(names_leaf(&target, &own), link_leaves(&target).any(|k| k == own));
+        }
+    }
+
+    #[test]
+    fn the_quick_leaf_test_agrees_with_the_leaves_a_link_can_match() {
+        let targets = [
+            "Folder/B",
+            "b.md",
+            "B.MD",
+            " B ",
+            "sub/b.md.md",
+            "x/.md",
+            "md",
+            ".md",
+            "Ünïcode",
+            "dir/ΟΔΟΣ",
+            "ΟΔΟΣ.md",
+            "K",
+            "a/b/",
+            "Café.Md",
+            "b#h",
+            "b.mdx",
+        ];
+        let leaves = [
+            "b",
+            "b.md",
+            "",
+            "md",
+            ".md",
+            "ünïcode",
+            "οδος",
+            "οδοσ",
+            "k",
+            "café",
+            "b#h",
+            "b.mdx",
+        ];
+        for t in targets {
+            for l in leaves {
+                let slow = link_leaves(t).any(|k| k == l);
+                assert_eq!(names_leaf(t, l), slow, "{t:?} {l:?}");
+            }
+        }
+    }
 
     #[test]
     fn links_are_found_by_leaf_and_forgotten_on_change() {
