@@ -373,8 +373,8 @@ fn add_links(
 }
 
 /// Whether note `s` has so many links that it lists the vault rather than a neighbourhood
-/// (a home page linking to every note): being cited beside its other links says nothing, and
-/// counting them for each of its notes would cost its links times its notes.
+/// (a home page linking to every note): being cited beside its other links says little, and
+/// a single note's features (filing one inbox note) would resolve all of its links again.
 fn lists_the_vault(vault: &Vault, s: usize) -> bool {
     vault.resolved[s].len() + vault.notes[s].markdown_links.len() > MAX_LINKS_TO_COCITE
 }
@@ -393,8 +393,8 @@ fn folder_counts(folders: impl Iterator<Item = Feature>) -> Vec<(Feature, u32)> 
     out
 }
 
-/// Co-citation: each note linking to note `idx` (`incoming`) spreads [`W_COCITED`] over the
-/// other notes it links to, by their folder — a note listed beside a folder's notes, in an
+/// Co-citation: each note whose wikilinks reach note `idx` (`incoming`) spreads [`W_COCITED`]
+/// over the other notes it links to, by their folder — a note listed beside a folder's notes, in an
 /// index or a reading list, likely belongs with them. `source` gives a linking note's out-links
 /// (sorted) and their [`folder_counts`]; `own` is the linked-folder feature of note `idx`,
 /// which is not counted among its own co-citations. Counting by folder keeps a hub linking to
@@ -705,9 +705,12 @@ impl Model {
     /// Scales each feature's IDF by how much the feature sticks to one folder: a word found
     /// in a dozen notes of one folder says more about where a note goes than one spread over
     /// a dozen folders, which plain IDF rates the same. The concentration is the share of the
-    /// feature's other notes in its commonest folder — one note left out, as leave-one-out
-    /// would, and [`CONCENTRATION_PRIOR`] notes more counted, so that a feature seen in two
-    /// notes is not taken for a folder's hallmark.
+    /// feature's notes in its commonest folder with one note taken from that folder and
+    /// [`CONCENTRATION_PRIOR`] notes more counted, so that a feature seen in two notes is not
+    /// taken for a folder's hallmark. The weights are learned once from every filed note, the
+    /// note a leave-one-out guess leaves out included: its folder still leans on the weights of
+    /// its own features a little, so the calibration can lean optimistic; `--evaluate`, where
+    /// the notes are really gone, is the check.
     fn weigh_by_concentration(&mut self, examples: &[Counted]) {
         // the folders of each feature's notes, feature by feature in one array (a vector per
         // feature would be hundreds of thousands of allocations on a large vault)

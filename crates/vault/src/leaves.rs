@@ -53,6 +53,7 @@ fn link_leaves(target: &str) -> impl Iterator<Item = String> {
 /// target's last segment is ASCII: a note with thousands of links is asked this for each of
 /// them.
 fn names_leaf(target: &str, leaf: &str) -> bool {
+    debug_assert_eq!(leaf, leaf.to_lowercase(), "leaves are lower-cased");
     let last = target.rsplit('/').next().unwrap_or(target).trim();
     if !last.is_ascii() {
         return link_leaves(target).any(|k| k == leaf);
