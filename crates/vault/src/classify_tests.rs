@@ -2,6 +2,17 @@
 
 use super::*;
 
+/// A vault of (path, text) notes, in memory.
+fn vault_of(texts: &[(&str, &str)]) -> Vault {
+    let notes = texts.iter().map(|(p, t)| Note::parse_text(*p, t)).collect();
+    Vault::from_notes("/v".into(), notes, Vec::new())
+}
+
+fn index_of(vault: &Vault, path: &str) -> usize {
+    let found = vault.notes.iter().position(|n| n.path == path);
+    found.unwrap_or_else(|| panic!("no note {path}"))
+}
+
 fn feats(words: &str) -> Vec<(Feature, f32)> {
     tokens(words).map(|w| (feature('w', &[w]), 1.0)).collect()
 }
@@ -69,8 +80,7 @@ fn link_features_from_backlinks_equal_those_from_queries() {
         ("B/b/Three.md", "[[One]] [[One]] [[A/One]] ![[Two]]"),
         ("Four.md", "alone"),
     ];
-    let notes = texts.iter().map(|(p, t)| Note::parse_text(*p, t)).collect();
-    let vault = Vault::from_notes("/v".into(), notes, Vec::new());
+    let vault = vault_of(&texts);
     let backlinks = vault.backlinks();
     let graph = LinkGraph::new(&vault);
     for i in 0..backlinks.len() {
@@ -107,10 +117,8 @@ fn a_note_listed_beside_a_folders_notes_is_cited_with_that_folder() {
         ("Birds/Beta.md", "feathers"),
         ("Inbox/New.md", "something"),
     ];
-    let notes = texts.iter().map(|(p, t)| Note::parse_text(*p, t)).collect();
-    let vault = Vault::from_notes("/v".into(), notes, Vec::new());
-    let new = vault.notes.iter().position(|n| n.path == "Inbox/New.md");
-    let new = new.expect("the inbox note");
+    let vault = vault_of(&texts);
+    let new = index_of(&vault, "Inbox/New.md");
     let mut names = FxHashMap::default();
     let got = with_links(&vault, new, Vec::new(), Some(&mut names));
     let birds = cocited(feature('f', &["Birds"]));
@@ -125,8 +133,7 @@ fn a_note_listed_beside_a_folders_notes_is_cited_with_that_folder() {
     let own = cocited(feature('f', &["Inbox"]));
     assert!(got.iter().all(|(f, _)| *f != own), "{got:?}");
     // Alpha is cited beside Beta and the new note: half the weight each
-    let alpha = vault.notes.iter().position(|n| n.path == "Birds/Alpha.md");
-    let alpha = with_links(&vault, alpha.expect("alpha"), Vec::new(), None);
+    let alpha = with_links(&vault, index_of(&vault, "Birds/Alpha.md"), Vec::new(), None);
     let half = Some(W_COCITED / 2.0);
     assert_eq!(
         alpha.iter().find(|(f, _)| *f == birds).map(|(_, w)| *w),
@@ -134,8 +141,7 @@ fn a_note_listed_beside_a_folders_notes_is_cited_with_that_folder() {
     );
     assert_eq!(alpha.iter().find(|(f, _)| *f == own).map(|(_, w)| *w), half);
     // the index is linked by no one: cited beside nothing
-    let index = vault.notes.iter().position(|n| n.path == "Index.md");
-    let index = with_links(&vault, index.expect("index"), Vec::new(), None);
+    let index = with_links(&vault, index_of(&vault, "Index.md"), Vec::new(), None);
     assert!(
         index.iter().all(|(f, _)| *f != birds && *f != own),
         "{index:?}"
@@ -184,10 +190,8 @@ fn a_note_listing_the_vault_cites_nothing_beside_anything() {
         ("Birds/Alpha.md", "wings"),
         ("Inbox/New.md", "something"),
     ];
-    let notes = texts.iter().map(|(p, t)| Note::parse_text(*p, t)).collect();
-    let vault = Vault::from_notes("/v".into(), notes, Vec::new());
-    let new = vault.notes.iter().position(|n| n.path == "Inbox/New.md");
-    let new = new.expect("the inbox note");
+    let vault = vault_of(&texts);
+    let new = index_of(&vault, "Inbox/New.md");
     let one = with_links(&vault, new, Vec::new(), None);
     let birds = cocited(feature('f', &["Birds"]));
     assert!(one.iter().all(|(f, _)| *f != birds), "{one:?}");
