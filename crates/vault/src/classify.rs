@@ -393,13 +393,14 @@ fn folder_counts(folders: impl Iterator<Item = Feature>) -> Vec<(Feature, u32)> 
     out
 }
 
-/// Co-citation: each note whose wikilinks reach note `idx` (`incoming`) spreads [`W_COCITED`]
-/// over the other notes it links to, by their folder — a note listed beside a folder's notes, in an
-/// index or a reading list, likely belongs with them. `source` gives a linking note's out-links
-/// (sorted) and their [`folder_counts`]; `own` is the linked-folder feature of note `idx`,
-/// which is not counted among its own co-citations. Counting by folder keeps a hub linking to
-/// every note from costing a pass over its links per note. (folder, weight) in a fixed order,
-/// so that sums come out the same to the bit however the links were gathered.
+/// Co-citation: each note whose wikilinks reach note `idx` (`incoming`) spreads
+/// [`W_COCITED`] over the other notes it links to, by their folder — a note listed beside a
+/// folder's notes, in an index or a reading list, likely belongs with them. `source` gives a
+/// linking note's out-links (sorted) and their [`folder_counts`]; `own` is the linked-folder
+/// feature of note `idx`, which is not counted among its own co-citations. Counting by folder
+/// keeps a hub linking to every note from costing a pass over its links per note. (folder,
+/// weight) in a fixed order, so that sums come out the same to the bit however the links were
+/// gathered.
 fn cocited_folders<'g>(
     idx: usize,
     own: Feature,
