@@ -115,7 +115,7 @@ impl Learned {
             classify::candidate(folder, &self.excluded)
                 && (is_done || archive.is_empty() || !classify::within(folder, archive))
         };
-        self.model.guess(&feats, None, &allowed, Some(&names))
+        self.model.guess(&feats, &allowed, Some(&names))
     }
 
     /// Whether a guess is sure enough to file.

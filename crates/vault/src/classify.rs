@@ -22,6 +22,11 @@ use serde::{Deserialize, Serialize};
 use super::Vault;
 use super::note::Note;
 
+/// The version of what a note's content features are and of how a calibration is computed:
+/// stored features and calibrations of another version are not reused, so a crew that reads
+/// notes or calibrates differently does not inherit an older one's results.
+pub const VERSION: u32 = 2;
+
 /// Neighbours that vote.
 const K: usize = 10;
 /// A feature in more than this share of the documents says nothing about where a note goes.
@@ -137,6 +142,18 @@ fn name_shapes(name: &str) -> Vec<&'static str> {
     out
 }
 
+/// Where a path-like value's parents end: at each `/` between two segments (`docs/sync/setup`
+/// → `docs`, `docs/sync`), not inside a URL's `://`.
+fn parent_cuts(value: &str) -> impl Iterator<Item = usize> + '_ {
+    let b = value.as_bytes();
+    value
+        .match_indices('/')
+        .map(|(at, _)| at)
+        .filter(move |&at| {
+            at > 0 && !matches!(b[at - 1], b':' | b'/') && b.get(at + 1).is_some_and(|&n| n != b'/')
+        })
+}
+
 /// The folder part of a vault-relative path (`""` at the root).
 pub fn folder_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
@@ -188,6 +205,11 @@ pub fn content_features(
                 let value = value.trim();
                 if !value.is_empty() && value.chars().count() <= 40 {
                     c.add('v', &[k, "=", value], W_VALUE);
+                    // a path-like value is also each of its parents: `docs/sync/setup` is
+                    // also `docs/sync` and `docs`, as a nested tag is its parents
+                    for at in parent_cuts(value) {
+                        c.add('v', &[k, "=", &value[..at]], W_VALUE);
+                    }
                 }
             }
         }
@@ -490,22 +512,6 @@ type Counted = (usize, String, Vec<(u32, f32)>);
 /// A unit-length sparse vector: (feature id, weight), sorted by id.
 type Vector = Vec<(u32, f32)>;
 
-fn dot(a: &[(u32, f32)], b: &[(u32, f32)]) -> f32 {
-    let (mut i, mut j, mut s) = (0, 0, 0.0);
-    while i < a.len() && j < b.len() {
-        match a[i].0.cmp(&b[j].0) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                s += a[i].1 * b[j].1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    s
-}
-
 /// One folder's score for a note, with the features that weighed most.
 #[derive(Debug, Clone, Serialize)]
 pub struct FolderScore {
@@ -544,6 +550,10 @@ pub struct Model {
     /// Feature by id.
     features: Vec<Feature>,
     idf: Vec<f32>,
+    /// How each feature's notes spread over the folders, for leaving one note out.
+    spread: Vec<Spread>,
+    /// How many notes the IDF counted.
+    trained_on: usize,
     /// Training documents: (note index, folder id, vector).
     docs: Vec<(usize, usize, Vector)>,
     folders: Vec<String>,
@@ -552,6 +562,43 @@ pub struct Model {
     postings: Vec<Vec<(u32, f32)>>,
     /// For each folder, the feature ids of the words of its last segment.
     folder_words: Vec<Vec<u32>>,
+}
+
+/// How one feature's training notes spread over the folders: what its weight was learned
+/// from, kept so that a leave-one-out guess can weigh the feature as if the note left out had
+/// never been seen.
+#[derive(Debug, Clone, Copy, Default)]
+struct Spread {
+    /// Notes having the feature.
+    notes: u32,
+    /// Of those, the notes in its commonest folder, and in the next commonest.
+    top: u32,
+    second: u32,
+    /// The commonest folder ([`NO_FOLDER`] when the feature's notes were all left unused).
+    top_folder: u32,
+}
+
+const NO_FOLDER: u32 = u32::MAX;
+
+/// The IDF of a feature found in `df` of `n` notes.
+fn idf_of(n: usize, df: u32) -> f32 {
+    ((n as f64 + 1.0) / (f64::from(df) + 0.5)).ln() as f32
+}
+
+/// How much more than its IDF a feature weighs when `top` of its `df` notes share a folder.
+fn concentration_factor(top: u32, df: u32) -> f32 {
+    if df < 2 {
+        return 1.0;
+    }
+    let concentration = (top - 1) as f32 / ((df - 1) as f32 + CONCENTRATION_PRIOR);
+    1.0 + W_CONCENTRATION * concentration
+}
+
+/// A training document a guess leaves out, with its features' weights without it relative to
+/// those learned (by the document's feature order).
+struct LeftOut<'a> {
+    doc: usize,
+    ratios: &'a [f32],
 }
 
 /// How the two views weigh in a folder's score.
@@ -607,7 +654,7 @@ impl Model {
         for (f, d) in kept {
             vocab.insert(f, features.len() as u32);
             features.push(f);
-            idf.push(((n as f64 + 1.0) / (f64::from(d) + 0.5)).ln() as f32);
+            idf.push(idf_of(n, d));
         }
         let mut folder_ids: FxHashMap<String, usize> = FxHashMap::default();
         let mut folders: Vec<String> = Vec::new();
@@ -615,6 +662,8 @@ impl Model {
             vocab,
             features,
             idf,
+            spread: Vec::new(),
+            trained_on: n,
             docs: Vec::new(),
             folders: Vec::new(),
             sums: Vec::new(),
@@ -632,7 +681,7 @@ impl Model {
                 (idx, folder, ids)
             })
             .collect();
-        model.weigh_by_concentration(&examples);
+        let spread_folders = model.weigh_by_concentration(&examples);
         for (idx, folder, ids) in examples {
             let v = model.weigh(ids);
             if v.is_empty() {
@@ -645,6 +694,16 @@ impl Model {
             model.docs.push((idx, fid, v));
         }
         model.folders = folders;
+        // the commonest folders by the model's folder ids
+        let fid_of: Vec<u32> = spread_folders
+            .iter()
+            .map(|f| folder_ids.get(f).map_or(NO_FOLDER, |&id| id as u32))
+            .collect();
+        for s in &mut model.spread {
+            if s.top_folder != NO_FOLDER {
+                s.top_folder = fid_of[s.top_folder as usize];
+            }
+        }
         model.sums = vec![(FxHashMap::default(), 0.0); model.folders.len()];
         model.postings = vec![Vec::new(); model.features.len()];
         for (d, (_, fid, v)) in model.docs.iter().enumerate() {
@@ -684,6 +743,7 @@ impl Model {
     pub fn fingerprint(&self) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
+        VERSION.hash(&mut h);
         self.folders.hash(&mut h);
         self.folder_words.hash(&mut h);
         self.features.len().hash(&mut h);
@@ -708,14 +768,13 @@ impl Model {
     /// a dozen folders, which plain IDF rates the same. The concentration is the share of the
     /// feature's notes in its commonest folder with one note taken from that folder and
     /// [`CONCENTRATION_PRIOR`] notes more counted, so that a feature seen in two notes is not
-    /// taken for a folder's hallmark. The weights are learned once from every filed note, the
-    /// note a leave-one-out guess leaves out included: its folder still leans on the weights of
-    /// its own features a little, so the calibration can lean optimistic; `--evaluate`, where
-    /// the notes are really gone, is the check.
-    fn weigh_by_concentration(&mut self, examples: &[Counted]) {
+    /// taken for a folder's hallmark. Records each feature's [`Spread`] and returns the folders
+    /// its `top_folder`s count (in the order of first appearance in `examples`).
+    fn weigh_by_concentration(&mut self, examples: &[Counted]) -> Vec<String> {
         // the folders of each feature's notes, feature by feature in one array (a vector per
         // feature would be hundreds of thousands of allocations on a large vault)
         let mut folder_ids: FxHashMap<&str, u32> = FxHashMap::default();
+        let mut names: Vec<String> = Vec::new();
         let mut start = vec![0usize; self.features.len() + 1];
         for (_, _, ids) in examples {
             for (id, _) in ids {
@@ -728,8 +787,10 @@ impl Model {
         let mut fill = start.clone();
         let mut folders = vec![0u32; start[self.features.len()]];
         for (_, folder, ids) in examples {
-            let next = folder_ids.len() as u32;
-            let fid = *folder_ids.entry(folder.as_str()).or_insert(next);
+            let fid = *folder_ids.entry(folder.as_str()).or_insert_with(|| {
+                names.push(folder.clone());
+                names.len() as u32 - 1
+            });
             for (id, _) in ids {
                 folders[fill[*id as usize]] = fid;
                 fill[*id as usize] += 1;
@@ -737,21 +798,30 @@ impl Model {
         }
         let folders_of = start.windows(2).map(|w| &folders[w[0]..w[1]]);
         let mut counts = vec![0u32; folder_ids.len()];
+        self.spread = Vec::with_capacity(self.features.len());
         for (id, of) in folders_of.enumerate() {
-            let mut top = 0;
+            let mut s = Spread {
+                notes: of.len() as u32,
+                top_folder: NO_FOLDER,
+                ..Spread::default()
+            };
             for &f in of {
                 counts[f as usize] += 1;
-                top = top.max(counts[f as usize]);
             }
             for &f in of {
-                counts[f as usize] = 0;
+                let c = std::mem::take(&mut counts[f as usize]);
+                if c > s.top || (c == s.top && f < s.top_folder) {
+                    s.second = s.top;
+                    s.top = c;
+                    s.top_folder = f;
+                } else if c > s.second {
+                    s.second = c;
+                }
             }
-            if of.len() >= 2 {
-                let others = (of.len() - 1) as f32;
-                let concentration = (top - 1) as f32 / (others + CONCENTRATION_PRIOR);
-                self.idf[id] *= 1.0 + W_CONCENTRATION * concentration;
-            }
+            self.idf[id] *= concentration_factor(s.top, s.notes);
+            self.spread.push(s);
         }
+        names
     }
 
     /// A unit-length vector of features given by id with their raw counts.
@@ -779,24 +849,68 @@ impl Model {
         )
     }
 
-    /// Ranks the folders for a note with raw features `feats`. `exclude` leaves one training
-    /// document out (leave-one-out); `allowed` limits the folders that may be chosen.
-    /// `names` (from [`features`]) makes each candidate's evidence readable.
+    /// Ranks the folders for a note with raw features `feats`; `allowed` limits the folders
+    /// that may be chosen. `names` (from [`features`]) makes each candidate's evidence
+    /// readable.
     pub fn guess(
         &self,
         feats: &[(Feature, f32)],
-        exclude: Option<usize>,
         allowed: &dyn Fn(&str) -> bool,
         names: Option<&FxHashMap<Feature, String>>,
     ) -> Guess {
         let q = self.vectorize(feats);
-        self.guess_vector(&q, exclude, allowed, names)
+        self.guess_vector(&q, None, allowed, names)
     }
 
+    /// Ranks the folders for training document `doc` as if it had never been seen: left out of
+    /// the neighbours and of its folder's centroid, and its features weighed as they would
+    /// have been without it (a feature only it has is unknown; one it shares keeps to its
+    /// folder less). Without the reweighing, a note's own features would vouch for its folder
+    /// and the calibration would promise more precision than filing new notes delivers.
+    fn guess_left_out(&self, doc: usize, allowed: &dyn Fn(&str) -> bool) -> Guess {
+        let (_, fid, v) = &self.docs[doc];
+        let n = self.trained_on.saturating_sub(1);
+        let ratios: Vec<f32> = v
+            .iter()
+            .map(|&(f, _)| {
+                let s = self.spread[f as usize];
+                let df = s.notes.saturating_sub(1);
+                let learned = self.idf[f as usize];
+                if df == 0 || learned <= 0.0 {
+                    return 0.0;
+                }
+                let top = if s.top_folder == *fid as u32 {
+                    (s.top - 1).max(s.second)
+                } else {
+                    s.top
+                };
+                idf_of(n, df) * concentration_factor(top, df) / learned
+            })
+            .collect();
+        let mut q: Vector = v
+            .iter()
+            .zip(&ratios)
+            .map(|(&(f, w), r)| (f, w * r))
+            .collect();
+        let norm = q.iter().map(|(_, w)| w * w).sum::<f32>().sqrt();
+        if norm > 0.0 {
+            for (_, w) in &mut q {
+                *w /= norm;
+            }
+        }
+        let left_out = LeftOut {
+            doc,
+            ratios: &ratios,
+        };
+        self.guess_vector(&q, Some(&left_out), allowed, None)
+    }
+
+    /// `left_out`: the training document `q` is, with its features' reweighing (`q` has its
+    /// features, in its order).
     fn guess_vector(
         &self,
         q: &[(u32, f32)],
-        exclude: Option<usize>,
+        left_out: Option<&LeftOut>,
         allowed: &dyn Fn(&str) -> bool,
         names: Option<&FxHashMap<Feature, String>>,
     ) -> Guess {
@@ -806,7 +920,9 @@ impl Model {
         let mut touched: Vec<u32> = Vec::new();
         // asked once per folder, not once per similar document
         let allowed_folder: Vec<bool> = self.folders.iter().map(|f| allowed(f)).collect();
-        for &(f, w) in q {
+        for (i, &(f, w)) in q.iter().enumerate() {
+            // the other documents' weights of the feature, reweighed as the query's was
+            let w = left_out.map_or(w, |l| w * l.ratios[i]);
             for &(d, dw) in &self.postings[f as usize] {
                 let slot = &mut sims[d as usize];
                 if *slot == 0.0 {
@@ -815,7 +931,7 @@ impl Model {
                 *slot += w * dw;
             }
         }
-        let excluded_doc = exclude.and_then(|idx| self.docs.iter().position(|(i, _, _)| *i == idx));
+        let excluded_doc = left_out.map(|l| l.doc);
         touched.sort_unstable();
         touched.dedup();
         let mut near: Vec<(u32, f32)> = touched
@@ -845,22 +961,15 @@ impl Model {
             if !allowed_folder[fid] {
                 continue;
             }
-            let mut d: f32 = q
-                .iter()
-                .map(|(f, w)| w * sum.get(f).copied().unwrap_or(0.0))
-                .sum();
-            let mut n2 = *norm;
-            if let Some(doc) = excluded_doc
-                && self.docs[doc].1 == fid
-            {
-                let v = &self.docs[doc].2;
-                let sv: f32 = v
-                    .iter()
-                    .map(|(f, w)| w * sum.get(f).copied().unwrap_or(0.0))
-                    .sum();
-                d -= dot(q, v);
-                n2 = n2 - 2.0 * sv + 1.0;
-            }
+            let (d, n2) = match left_out {
+                None => (
+                    q.iter()
+                        .map(|(f, w)| w * sum.get(f).copied().unwrap_or(0.0))
+                        .sum(),
+                    *norm,
+                ),
+                Some(l) => self.centroid_left_out(q, l, fid),
+            };
             if n2 > 1e-6 && d > 0.0 {
                 cos.push((fid, d / n2.sqrt()));
             }
@@ -905,6 +1014,23 @@ impl Model {
         Guess { ranked, margin }
     }
 
+    /// The dot product of `q` (the left-out document, reweighed) with folder `fid`'s sum and
+    /// the sum's squared length, the document taken out of the sum and its features reweighed
+    /// in it as in `q`.
+    fn centroid_left_out(&self, q: &[(u32, f32)], l: &LeftOut, fid: usize) -> (f32, f32) {
+        let (sum, norm) = &self.sums[fid];
+        let (_, own_fid, v) = &self.docs[l.doc];
+        let own = *own_fid == fid;
+        let (mut d, mut n2) = (0.0f32, *norm);
+        for ((&(f, qw), &(_, vw)), r) in q.iter().zip(v).zip(l.ratios) {
+            let s = sum.get(&f).copied().unwrap_or(0.0);
+            let kept = (if own { s - vw } else { s }) * r;
+            d += qw * kept;
+            n2 += kept * kept - s * s;
+        }
+        (d, n2)
+    }
+
     /// The query's features that weigh most in a folder's centroid, readable.
     fn evidence(
         &self,
@@ -939,10 +1065,10 @@ impl Model {
         let mut results: Vec<(f32, usize, bool)> = order
             .par_iter()
             .map(|&d| {
-                let (idx, fid, v) = &self.docs[d];
-                let g = self.guess_vector(v, Some(*idx), all, None);
-                let right = g.best().is_some_and(|b| b.folder == self.folders[*fid]);
-                (g.margin, *fid, right)
+                let fid = self.docs[d].1;
+                let g = self.guess_left_out(d, all);
+                let right = g.best().is_some_and(|b| b.folder == self.folders[fid]);
+                (g.margin, fid, right)
             })
             .collect();
         results.sort_by(|a, b| b.0.total_cmp(&a.0));

@@ -37,17 +37,17 @@ fn model() -> Model {
 #[test]
 fn nearest_folder_wins_with_a_margin() {
     let m = model();
-    let g = m.guess(&feats("a new bake with flour"), None, &|_| true, None);
+    let g = m.guess(&feats("a new bake with flour"), &|_| true, None);
     assert_eq!(g.best().map(|b| b.folder.as_str()), Some("Cooking"));
     assert!(g.margin > 0.5, "{}", g.margin);
-    let none = m.guess(&feats("zebra"), None, &|_| true, None);
+    let none = m.guess(&feats("zebra"), &|_| true, None);
     assert!(none.ranked.is_empty());
 }
 
 #[test]
 fn allowed_limits_the_folders() {
     let m = model();
-    let g = m.guess(&feats("bake flour rust"), None, &|f| f == "Code", None);
+    let g = m.guess(&feats("bake flour rust"), &|f| f == "Code", None);
     assert!(g.ranked.iter().all(|s| s.folder == "Code"));
 }
 
@@ -175,7 +175,7 @@ fn a_feature_that_sticks_to_one_folder_weighs_more_than_one_spread_over_many() {
         idf("kiln0")
     );
     // the query's concentrated word decides, though it shares as many words with F0
-    let g = m.guess(&feats("glaze table other0"), None, &|_| true, None);
+    let g = m.guess(&feats("glaze table other0"), &|_| true, None);
     assert_eq!(g.best().map(|b| b.folder.as_str()), Some("Pottery"));
 }
 
@@ -204,4 +204,81 @@ fn a_note_listing_the_vault_cites_nothing_beside_anything() {
         with_links_given(new, Vec::new(), &LinkGraph::new(&vault)),
         one
     );
+}
+
+/// Three folders of notes whose words are drawn from the folder's own words, words of all
+/// folders, and words two notes share (in one folder or across two): the features a left-out
+/// note's own weight matters for.
+fn mixed_examples() -> Vec<Example> {
+    let folders = ["Garden", "Kitchen", "Workshop"];
+    let mut ex = Vec::new();
+    let mut seed = 17u64;
+    let mut next = |m: u64| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % m
+    };
+    for i in 0..30 {
+        let f = i % 3;
+        let mut words = Vec::new();
+        for _ in 0..4 {
+            words.push(format!("{}{}", folders[f].to_lowercase(), next(6)));
+        }
+        for _ in 0..3 {
+            words.push(format!("common{}", next(8)));
+        }
+        // pairs: note i shares a word with note i ^ 1 (often the other folder) and i + 3 (same)
+        words.push(format!("pair{}", i / 2));
+        words.push(format!("kin{}", (i % 3) * 100 + i / 6));
+        ex.push((i, folders[f].to_string(), feats(&words.join(" "))));
+    }
+    ex
+}
+
+#[test]
+fn a_left_out_guess_is_the_guess_of_a_model_that_never_saw_the_note() {
+    // Not exactly: the other notes' lengths are not recomputed, and a neighbour can drop out
+    // of the ten. Weighing the left-out note's features as learned with it (as leave-one-out
+    // did before) is off by 0.024 on the margin on average here; reweighed, by 0.008.
+    let ex = mixed_examples();
+    let m = Model::train(ex.clone());
+    let (mut score_error, mut margin_error, mut differ) = (0.0f32, 0.0f32, 0);
+    for (d, (idx, _, raw)) in ex.iter().enumerate() {
+        let left_out = m.guess_left_out(d, &|_| true);
+        let without: Vec<Example> = ex.iter().filter(|e| e.0 != *idx).cloned().collect();
+        let truth = Model::train(without).guess(raw, &|_| true, None);
+        let score = |g: &Guess, f: &str| {
+            let found = g.ranked.iter().find(|s| s.folder == f);
+            found.map_or(0.0, |s| s.score)
+        };
+        for f in ["Garden", "Kitchen", "Workshop"] {
+            score_error += (score(&left_out, f) - score(&truth, f)).abs() / 90.0;
+        }
+        margin_error += (left_out.margin - truth.margin).abs() / 30.0;
+        differ +=
+            usize::from(left_out.best().map(|b| &b.folder) != truth.best().map(|b| &b.folder));
+    }
+    assert!(
+        margin_error < 0.015 && score_error < 0.006 && differ == 0,
+        "mean error: margin {margin_error}, score {score_error}; {differ} best folders differ"
+    );
+}
+
+#[test]
+fn a_path_like_value_is_also_its_parents() {
+    let cut = |v: &'static str| parent_cuts(v).map(|at| &v[..at]).collect::<Vec<_>>();
+    assert_eq!(cut("docs/sync/setup"), ["docs", "docs/sync"]);
+    assert_eq!(
+        cut("https://example.com/a/b"),
+        ["https://example.com", "https://example.com/a"]
+    );
+    assert!(cut("/root").is_empty() && cut("trailing/").is_empty() && cut("plain").is_empty());
+    let note = Note::parse_text("A/n.md", "---\npermalink: sync/setup/linux\n---\nbody\n");
+    let mut names = FxHashMap::default();
+    let _ = content_features(&note, "body\n", Some(&mut names));
+    for v in ["sync", "sync/setup", "sync/setup/linux"] {
+        let f = feature('v', &["permalink", "=", v]);
+        assert!(names.contains_key(&f), "no permalink={v} in {names:?}");
+    }
 }

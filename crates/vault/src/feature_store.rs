@@ -8,8 +8,9 @@
 //! rules of trust: an entry is used only when the note's stamp (size, nanosecond mtime and
 //! change time) is the one it was stored with, the note last changed well before the store
 //! was written, and the note has not changed in memory since the vault was read (a writer's
-//! pending change, a dry run's included); the file carries the index's format number and a
-//! checksum, and anything missing, damaged or of another format is rebuilt.
+//! pending change, a dry run's included); the file carries the index's format number, the
+//! classifier's [`classify::VERSION`] and a checksum, and anything missing, damaged or of
+//! another format or version is rebuilt.
 //!
 //! The cached path gives exactly what the full path gives: the features are the same numbers
 //! (stored to the bit), the features of links are computed each time (they depend on other
@@ -52,7 +53,8 @@ struct KeptCalibration {
 #[derive(Serialize, Deserialize)]
 struct File {
     format: u32,
-    crew_version: String,
+    /// [`writer`]: the crew and the classifier that wrote the file.
+    writer: String,
     written_ns: i128,
     notes: Vec<Stored>,
     calibration: Option<KeptCalibration>,
@@ -222,15 +224,13 @@ impl FeatureStore {
         notes.sort_by(|a, b| a.path.cmp(&b.path));
         let file = File {
             format: index::FORMAT,
-            crew_version: env!("CARGO_PKG_VERSION").to_string(),
+            writer: writer(),
             written_ns: index::now_ns(),
             notes,
             calibration: self.calibration.clone(),
         };
-        match postcard::to_allocvec(&file) {
-            Ok(body) => {
-                let mut bytes = index::checksum(&body).to_le_bytes().to_vec();
-                bytes.extend_from_slice(&body);
+        match encode(&file) {
+            Ok(bytes) => {
                 if let Err(e) = index::write_unsynced(path, &bytes) {
                     tracing::info!(
                         "could not write the classifier store {}: {e}",
@@ -260,6 +260,25 @@ fn store_path(index: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Who writes a store: crew's version and [`classify::VERSION`]. In a string where crews
+/// before the classifier's version kept theirs alone, so that they too read a newer store as
+/// another crew's, and the other way round.
+fn writer() -> String {
+    format!(
+        "{} classifier {}",
+        env!("CARGO_PKG_VERSION"),
+        classify::VERSION
+    )
+}
+
+/// The store file's bytes: a checksum, then the file.
+fn encode(file: &File) -> Result<Vec<u8>, postcard::Error> {
+    let body = postcard::to_allocvec(file)?;
+    let mut bytes = index::checksum(&body).to_le_bytes().to_vec();
+    bytes.extend_from_slice(&body);
+    Ok(bytes)
+}
+
 /// The store file, when present, whole and of this format.
 fn read(path: &Path) -> Option<File> {
     let bytes = std::fs::read(path).ok()?;
@@ -269,5 +288,29 @@ fn read(path: &Path) -> Option<File> {
         return None;
     }
     let file: File = postcard::from_bytes(body).ok()?;
-    (file.format == index::FORMAT && file.crew_version == env!("CARGO_PKG_VERSION")).then_some(file)
+    (file.format == index::FORMAT && file.writer == writer()).then_some(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_store_of_another_classifier_version_is_not_read() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("index.bin.classify");
+        let file = |writer| File {
+            format: index::FORMAT,
+            writer,
+            written_ns: 0,
+            notes: Vec::new(),
+            calibration: None,
+        };
+        std::fs::write(&path, encode(&file(writer())).expect("encode")).expect("write");
+        assert!(read(&path).is_some());
+        // as the crew before the classifier had a version wrote it
+        let older = encode(&file(env!("CARGO_PKG_VERSION").to_string())).expect("encode");
+        std::fs::write(&path, older).expect("write");
+        assert!(read(&path).is_none());
+    }
 }
