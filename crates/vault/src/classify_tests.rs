@@ -282,3 +282,32 @@ fn a_path_like_value_is_also_its_parents() {
         assert!(names.contains_key(&f), "no permalink={v} in {names:?}");
     }
 }
+
+#[test]
+fn a_word_only_the_left_out_note_has_does_not_name_its_folder() {
+    // the folder-name bonus: "zebra" names the folder Zebra, and only one note says it
+    let mut ex = Vec::new();
+    for i in 0..6 {
+        let zebra = if i == 0 { " zebra" } else { "" };
+        ex.push((
+            i,
+            "Zebra".to_string(),
+            feats(&format!("stripes grass{i}{zebra}")),
+        ));
+        ex.push((10 + i, "Lion".to_string(), feats(&format!("mane grass{i}"))));
+    }
+    let m = Model::train(ex.clone());
+    let left_out = m.guess_left_out(0, &|_| true);
+    let truth = Model::train(ex[1..].to_vec()).guess(&ex[0].2, &|_| true, None);
+    let zebra = |g: &Guess| {
+        g.ranked
+            .iter()
+            .find(|s| s.folder == "Zebra")
+            .map(|s| s.score)
+    };
+    let (a, b) = (
+        zebra(&left_out).unwrap_or(0.0),
+        zebra(&truth).unwrap_or(0.0),
+    );
+    assert!((a - b).abs() < 0.02, "left out {a}, never seen {b}");
+}
