@@ -434,7 +434,7 @@ impl Vault {
         let file = self.note_file_ids[note];
         let leaf = leaves::leaf(&self.files.paths[file]);
         self.leaf_index()
-            .naming(&self.notes, &[leaf])
+            .naming(&[leaf])
             .into_iter()
             .filter(|r| {
                 r.kind == leaves::LinkKind::Wiki
@@ -472,7 +472,7 @@ impl Vault {
 
     /// Re-resolves every wikilink naming one of `leaves`.
     fn reresolve_leaves(&mut self, leaves: &[String]) {
-        let refs = self.leaf_index().naming(&self.notes, leaves);
+        let refs = self.leaf_index().naming(leaves);
         for r in refs {
             if r.kind == leaves::LinkKind::Wiki {
                 let note = &self.notes[r.note];

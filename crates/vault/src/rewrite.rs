@@ -81,7 +81,7 @@ struct Candidate {
 /// moved note itself.
 fn candidates(vault: &Vault, from: &str, to: &str, moved_note: Option<usize>) -> Vec<Candidate> {
     let leaves = [crate::leaves::leaf(from), crate::leaves::leaf(to)];
-    let mut refs = vault.leaf_index().naming(&vault.notes, &leaves);
+    let mut refs = vault.leaf_index().naming(&leaves);
     if let Some(n) = moved_note {
         let note = &vault.notes[n];
         let own = |kind, count: usize| {
