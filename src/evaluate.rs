@@ -52,7 +52,9 @@ fn copy_vault(from: &Path, to: &Path) -> Result<(), EvaluateError> {
             || [".crew/journal", ".crew/runs", ".crew/undone"]
                 .iter()
                 .any(|p| rel.starts_with(p))
-            || rel == ".crew/index.bin"
+            // the index and the classifier store beside it: the copy learns from scratch, so
+            // no calibration measured with the held-out notes in place is reused
+            || rel.starts_with(".crew/index.bin")
             || rel == ".crew/lock"
     };
     let err = |path: &Path, source| EvaluateError::Copy {
@@ -247,4 +249,36 @@ pub fn calibrate(vault: &Vault, crew: &Crew) -> Option<filing::Learned> {
         &crew.config.folders,
         crew.config.triage_precision,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scratch_copy_leaves_out_run_state_the_index_and_the_classifier_store() {
+        let from = tempfile::tempdir().expect("tmp");
+        let to = tempfile::tempdir().expect("tmp");
+        let files = [
+            "Notes/a.md",
+            ".crew/config.yaml",
+            ".crew/index.bin",
+            ".crew/index.bin.classify",
+            ".crew/journal/r1/0.json",
+            ".crew/lock",
+            ".git/HEAD",
+        ];
+        for f in files {
+            let p = from.path().join(f);
+            std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&p, "x").expect("write");
+        }
+        let copy = to.path().join("vault");
+        copy_vault(from.path(), &copy).expect("copy");
+        let kept: Vec<&str> = files
+            .into_iter()
+            .filter(|f| copy.join(f).exists())
+            .collect();
+        assert_eq!(kept, ["Notes/a.md", ".crew/config.yaml"]);
+    }
 }

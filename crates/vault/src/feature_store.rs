@@ -12,10 +12,17 @@
 //! classifier's [`classify::VERSION`] and a checksum, and anything missing, damaged or of
 //! another format or version is rebuilt.
 //!
-//! The cached path gives exactly what the full path gives: the features are the same numbers
-//! (stored to the bit), the features of links are computed each time (they depend on other
-//! notes), and a calibration is reused only for a model with the same
-//! [`Model::fingerprint`].
+//! The cached path gives exactly what the full path gives, with one tolerance: the features
+//! are the same numbers (stored to the bit), the features of links are computed each time
+//! (they depend on other notes), and a calibration is reused while the examples differ from
+//! those it was measured on in at most [`CALIBRATION_DRIFT`] of the notes. Each edited, added,
+//! moved or removed filed note changes the model, and measuring it again costs more than
+//! filing a hundred notes, while the estimate it gives is the rate of a sample of a few hundred
+//! guesses, whose own error is larger than what a hundredth of the notes can move.
+//!
+//! The file is written again only when that saves the next run work: a new calibration, or
+//! more than [`STALE_BEFORE_WRITE`] notes whose features were computed anew. Fewer are cheaper
+//! to compute again next time than the whole store is to write.
 
 use std::path::{Path, PathBuf};
 
@@ -40,10 +47,16 @@ struct Stored {
 /// store when they were computed now.
 type Found = (usize, Option<Vec<(Feature, f32)>>, Option<Stored>);
 
-/// A calibration and the question it answered.
+/// The share of examples that may have changed since a kept calibration was measured.
+pub const CALIBRATION_DRIFT: f64 = 0.01;
+/// Notes whose features may be computed anew each run before the store is written again.
+pub const STALE_BEFORE_WRITE: usize = 64;
+
+/// A calibration, the question it answered and the examples it was measured on.
 #[derive(Serialize, Deserialize, Clone)]
 struct KeptCalibration {
-    fingerprint: u64,
+    /// [`digest`]s of the examples, sorted.
+    examples: Vec<u64>,
     target: u64,
     sample: usize,
     seed: u64,
@@ -70,7 +83,12 @@ pub struct FeatureStore {
     calibration: Option<KeptCalibration>,
     /// Entries the next save writes: those used or computed by this run.
     fresh: Vec<Stored>,
-    changed: bool,
+    /// Notes whose features this run computed and the store did not have.
+    recomputed: usize,
+    /// Whether this run measured a calibration the file does not hold.
+    calibrated: bool,
+    /// [`digest`]s of the last examples taken, sorted.
+    digests: Vec<u64>,
 }
 
 impl FeatureStore {
@@ -83,7 +101,9 @@ impl FeatureStore {
             notes: FxHashMap::default(),
             calibration: None,
             fresh: Vec::new(),
-            changed: false,
+            recomputed: 0,
+            calibrated: false,
+            digests: Vec::new(),
         }
     }
 
@@ -153,7 +173,7 @@ impl FeatureStore {
         for (n, content, stored) in found {
             match stored {
                 Some(s) => {
-                    self.changed = true;
+                    self.recomputed += 1;
                     self.fresh.push(s);
                 }
                 None => {
@@ -173,11 +193,17 @@ impl FeatureStore {
             let content = std::mem::take(feats);
             *feats = classify::with_links_given(*n, content, &graph);
         });
+        self.digests = examples
+            .par_iter()
+            .map(|(n, folder, feats)| digest(&vault.notes[*n].path, folder, feats))
+            .collect();
+        self.digests.par_sort_unstable();
         examples
     }
 
-    /// `model.calibrate(target, sample, seed)`, taken from the store when the same question
-    /// was asked of a model with the same [`Model::fingerprint`].
+    /// `model.calibrate(target, sample, seed)` for the `model` trained on the examples last
+    /// taken through [`FeatureStore::examples`]: taken from the store when the same question
+    /// was asked of examples that differ from these in at most [`CALIBRATION_DRIFT`] of them.
     pub fn calibrate(
         &mut self,
         model: &Model,
@@ -185,12 +211,13 @@ impl FeatureStore {
         sample: usize,
         seed: u64,
     ) -> Calibration {
-        let fingerprint = model.fingerprint();
+        let digests = &self.digests;
         let asked = |k: &KeptCalibration| {
-            k.fingerprint == fingerprint
-                && k.target == target.to_bits()
+            k.target == target.to_bits()
                 && k.sample == sample
                 && k.seed == seed
+                && changed_between(&k.examples, digests) as f64
+                    <= CALIBRATION_DRIFT * digests.len() as f64
         };
         if let Some(kept) = self.calibration.as_ref().filter(|k| asked(k)) {
             return kept.calibration.clone();
@@ -198,26 +225,26 @@ impl FeatureStore {
         let calibration = model.calibrate(target, sample, seed);
         if self.path.is_some() {
             self.calibration = Some(KeptCalibration {
-                fingerprint,
+                examples: self.digests.clone(),
                 target: target.to_bits(),
                 sample,
                 seed,
                 calibration: calibration.clone(),
             });
-            self.changed = true;
+            self.calibrated = true;
         }
         calibration
     }
 
-    /// Writes the store when this run computed something new, keeping the entries of the
-    /// notes this run looked at (a note gone or no longer filed is dropped). Like the index,
-    /// it is a cache: it is written atomically without fsync, and failing to write it never
-    /// fails a command.
+    /// Writes the store when this run computed a calibration or more than
+    /// [`STALE_BEFORE_WRITE`] notes' features anew, keeping the entries of the notes this run
+    /// looked at (a note gone or no longer filed is dropped). Like the index, it is a cache:
+    /// it is written atomically without fsync, and failing to write it never fails a command.
     pub fn save(&mut self) {
         let Some(path) = self.path.as_deref() else {
             return;
         };
-        if !self.changed {
+        if !self.calibrated && self.recomputed <= STALE_BEFORE_WRITE {
             return;
         }
         let mut notes = std::mem::take(&mut self.fresh);
@@ -240,7 +267,8 @@ impl FeatureStore {
             }
             Err(e) => tracing::info!("could not encode the classifier store: {e}"),
         }
-        self.changed = false;
+        self.recomputed = 0;
+        self.calibrated = false;
     }
 }
 
@@ -260,15 +288,59 @@ fn store_path(index: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Who writes a store: crew's version and [`classify::VERSION`]. In a string where crews
-/// before the classifier's version kept theirs alone, so that they too read a newer store as
-/// another crew's, and the other way round.
+/// The layout of the store file, for [`writer`].
+const LAYOUT: u32 = 2;
+
+/// Who writes a store: crew's version, [`classify::VERSION`] and the file's [`LAYOUT`]. In a
+/// string where crews before the classifier's version kept theirs alone, so that they too read
+/// a newer store as another crew's, and the other way round.
 fn writer() -> String {
     format!(
-        "{} classifier {}",
+        "{} classifier {} store {LAYOUT}",
         env!("CARGO_PKG_VERSION"),
         classify::VERSION
     )
+}
+
+/// An example as a number that changes when the note's path, folder or any feature does.
+fn digest(path: &str, folder: &str, features: &[(Feature, f32)]) -> u64 {
+    use std::hash::Hasher as _;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(path.as_bytes());
+    h.write_u8(0xff);
+    h.write(folder.as_bytes());
+    h.write_u8(0xff);
+    for (f, w) in features {
+        h.write_u64(*f);
+        h.write_u32(w.to_bits());
+    }
+    h.finish()
+}
+
+/// How many examples changed between two sorted lists of digests: the larger of those only
+/// in the first and those only in the second (an edited note is one of each).
+fn changed_between(before: &[u64], now: &[u64]) -> usize {
+    let (mut i, mut j) = (0, 0);
+    let (mut gone, mut new) = (0, 0);
+    while i < before.len() && j < now.len() {
+        match before[i].cmp(&now[j]) {
+            std::cmp::Ordering::Less => {
+                gone += 1;
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                new += 1;
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    gone += before.len() - i;
+    new += now.len() - j;
+    gone.max(new)
 }
 
 /// The store file's bytes: a checksum, then the file.

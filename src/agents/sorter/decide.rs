@@ -53,7 +53,7 @@ pub(crate) struct Scene<'a> {
     /// The confidence a decision needs (config `triage_confidence`).
     pub threshold: u32,
     /// Whether a folder exists now, as the run sees the vault (folders it made included).
-    pub dir_exists: &'a dyn Fn(&str) -> bool,
+    pub dir_exists: &'a (dyn Fn(&str) -> bool + Sync),
     /// The kinds of evidence this vault bears out; `None`: every kind counts.
     pub trust: Option<&'a Trust>,
 }

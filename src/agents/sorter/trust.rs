@@ -109,10 +109,17 @@ impl Trust {
             })
             .collect();
         let step = sample.len().div_ceil(SAMPLE).max(1);
+        let sample: Vec<usize> = sample.into_iter().step_by(step).collect();
+        // each note's decisions are independent; tallied in sample order
+        use rayon::prelude::*;
+        let decided: Vec<(usize, Vec<(Kind, String)>)> = sample
+            .par_iter()
+            .map(|&i| (i, decide_each_kind(&scene, i)))
+            .collect();
         let mut kinds: BTreeMap<Kind, Tally> = BTreeMap::new();
-        for &i in sample.iter().step_by(step) {
+        for (i, each_kind) in decided {
             let folder = folder_of(&vault.notes[i].path);
-            for (kind, dest) in decide_each_kind(&scene, i) {
+            for (kind, dest) in each_kind {
                 // a note under the home the evidence names counts: a project's sub-folders,
                 // meetings by month, people by circle
                 let home = if kind == Kind::Meeting {
