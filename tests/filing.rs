@@ -244,3 +244,34 @@ fn sub_folders_and_the_archive_do_not_count_against_explicit_evidence() {
         "{text}"
     );
 }
+
+/// A note whose only evidence is a link to another inbox note is filed once that note is:
+/// the inbox is decided again after a pass that filed something.
+#[test]
+fn a_note_linking_to_a_note_filed_in_the_same_run_follows_it() {
+    let files: Vec<(String, String)> = vec![
+        ("01-Projects/Alpha/Plan.md".into(), "The plan.\n".into()),
+        // the oldest: decided first, while the note it links to is still in the inbox
+        (
+            "00-Inbox/Loose thought.md".into(),
+            "---\ncreated: 2020-01-01\n---\nMore on [[Kickoff call]].\n".into(),
+        ),
+        (
+            "00-Inbox/Kickoff call.md".into(),
+            "---\ncreated: 2024-01-01\nproject: \"[[Alpha]]\"\n---\nWe met.\n".into(),
+        ),
+        (".crew/config.yaml".into(), "adopted: true\n".into()),
+    ];
+    let v = common::vault_of(&files);
+    let j = json_of(crew(v.path()).args(["ask", "--json", "file my notes"]));
+    let text = j["chain"][0]["output"].as_str().unwrap_or_default();
+    assert!(
+        v.path().join("01-Projects/Alpha/Kickoff call.md").exists(),
+        "{text}"
+    );
+    assert!(
+        v.path().join("01-Projects/Alpha/Loose thought.md").exists(),
+        "{text}"
+    );
+    assert!(text.contains("links to 1 note there"), "{text}");
+}

@@ -3,6 +3,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use rustc_hash::FxHashSet;
+
 use super::decide::{self, Decision, Scene};
 use super::model::{self, Choice, ModelPass, Unsure};
 use super::trust::{Kind, Tally, Trust};
@@ -26,6 +28,10 @@ const RENAME_WORDS: &[&str] = &[
     "umbenennen",
     "renomear",
 ];
+
+/// Passes over the inbox at most: each after the first decides again the notes that stayed
+/// near one the pass before filed.
+const PASSES: usize = 3;
 
 /// One note filed.
 struct Filed {
@@ -98,12 +104,53 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
     let mut t = Triage::default();
     let mut batch = MocBatch::default();
     let mut unsure: Vec<Unsure> = Vec::new();
-    for path in queue {
-        let Some(i) = ctx.gate.vault().note_index(&path) else {
-            continue;
-        };
-        let mut decision = decide_note(ctx, i, &homes, &mut trust, &mut learned);
-        if decision.dest.is_none() && !decision.ignored.is_empty() {
+    // a note filed can be the evidence another needs (its links to it now point into a
+    // home): after a pass, the notes that stayed near one just filed are decided again
+    let mut pending = queue;
+    let mut stayed: Vec<(String, String, Decision)> = Vec::new();
+    for pass in 1..=PASSES {
+        let filed_before = t.filed.len();
+        for path in std::mem::take(&mut pending) {
+            let Some(i) = ctx.gate.vault().note_index(&path) else {
+                continue;
+            };
+            let decision = decide_note(ctx, i, &homes, &mut trust, &mut learned);
+            let title = ctx.gate.vault().notes[i].name().to_string();
+            let Some(dest) = decision.dest.clone() else {
+                stayed.push((path, title, decision));
+                continue;
+            };
+            match file_note(ctx, i, &dest, rename, &decision)? {
+                Err(why) => t.left.push((title, why)),
+                Ok(done) => record(ctx, label, &dest, done, &mut t, &mut batch)?,
+            }
+        }
+        if pass == PASSES {
+            break;
+        }
+        // only a note near one just filed can be decided otherwise: all else it is judged
+        // by (its own text and keys, the model, the trust) is as it was
+        let vault = ctx.gate.vault();
+        let moved: FxHashSet<usize> = t.filed[filed_before..]
+            .iter()
+            .filter_map(|f| vault.note_index(&f.to))
+            .collect();
+        let (again, keep): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut stayed)
+                .into_iter()
+                .partition(|(path, _, _)| {
+                    vault
+                        .note_index(path)
+                        .is_some_and(|i| near_any(vault, i, &moved))
+                });
+        stayed = keep;
+        if again.is_empty() {
+            break;
+        }
+        pending = again.into_iter().map(|(path, _, _)| path).collect();
+    }
+    for (path, title, mut decision) in stayed {
+        if !decision.ignored.is_empty() {
             let kinds: Vec<&str> = decision.ignored.iter().map(|k| k.label()).collect();
             decision.evidence = format!(
                 "{}; not used: {} (this vault files such notes elsewhere)",
@@ -111,25 +158,17 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
                 kinds.join(", ")
             );
         }
-        let title = ctx.gate.vault().notes[i].name().to_string();
-        let Some(dest) = decision.dest.clone() else {
-            if let Some(m) = &decision.missing {
-                t.missing.entry(m.clone()).or_default().push(title.clone());
-            } else if ctx.model.is_some() && readable(ctx, &path) {
-                unsure.push(Unsure {
-                    path,
-                    title,
-                    reason: decision.evidence,
-                });
-                continue;
-            }
-            t.left.push((title, decision.evidence));
+        if let Some(m) = &decision.missing {
+            t.missing.entry(m.clone()).or_default().push(title.clone());
+        } else if ctx.model.is_some() && readable(ctx, &path) {
+            unsure.push(Unsure {
+                path,
+                title,
+                reason: decision.evidence,
+            });
             continue;
-        };
-        match file_note(ctx, i, &dest, rename, &decision)? {
-            Err(why) => t.left.push((title, why)),
-            Ok((filed, clash)) => record(ctx, label, &dest, (filed, clash), &mut t, &mut batch)?,
         }
+        t.left.push((title, decision.evidence));
     }
     t.distrusted = trust.map(|t| t.distrusted()).unwrap_or_default();
     let learned = learned.as_ref().and_then(Option::as_ref);
@@ -377,6 +416,27 @@ fn file_note(
         },
         clash,
     )))
+}
+
+/// Whether note `i` links to one of `moved`, is linked from one, or is cited beside one (a
+/// note links to both): what its link evidence and link features are made of.
+fn near_any(vault: &Vault, i: usize, moved: &FxHashSet<usize>) -> bool {
+    let links_of = |n: usize| {
+        vault.resolved[n]
+            .iter()
+            .filter_map(|r| r.file().and_then(|id| vault.note_of_file(id)))
+            .collect::<Vec<usize>>()
+    };
+    if moved.is_empty() {
+        return false;
+    }
+    if links_of(i).iter().any(|n| moved.contains(n)) {
+        return true;
+    }
+    vault
+        .links_to(i)
+        .into_iter()
+        .any(|(src, _)| moved.contains(&src) || links_of(src).iter().any(|n| moved.contains(n)))
 }
 
 /// Names of notes filed in this batch that link to each other.
