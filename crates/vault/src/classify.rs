@@ -398,7 +398,7 @@ fn add_links(
 /// Whether note `s` has so many links that it lists the vault rather than a neighbourhood
 /// (a home page linking to every note): being cited beside its other links says little, and
 /// a single note's features (filing one inbox note) would resolve all of its links again.
-fn lists_the_vault(vault: &Vault, s: usize) -> bool {
+pub fn lists_the_vault(vault: &Vault, s: usize) -> bool {
     vault.resolved[s].len() + vault.notes[s].markdown_links.len() > MAX_LINKS_TO_COCITE
 }
 

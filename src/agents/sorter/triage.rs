@@ -419,24 +419,24 @@ fn file_note(
 }
 
 /// Whether note `i` links to one of `moved`, is linked from one, or is cited beside one (a
-/// note links to both): what its link evidence and link features are made of.
+/// note that is not a hub links to both): what its link evidence and link features are made
+/// of.
 fn near_any(vault: &Vault, i: usize, moved: &FxHashSet<usize>) -> bool {
-    let links_of = |n: usize| {
-        vault.resolved[n]
-            .iter()
-            .filter_map(|r| r.file().and_then(|id| vault.note_of_file(id)))
-            .collect::<Vec<usize>>()
+    let links_to_moved = |n: usize| {
+        vault.resolved[n].iter().any(|r| {
+            r.file()
+                .and_then(|id| vault.note_of_file(id))
+                .is_some_and(|m| moved.contains(&m))
+        })
     };
     if moved.is_empty() {
         return false;
     }
-    if links_of(i).iter().any(|n| moved.contains(n)) {
-        return true;
-    }
-    vault
-        .links_to(i)
-        .into_iter()
-        .any(|(src, _)| moved.contains(&src) || links_of(src).iter().any(|n| moved.contains(n)))
+    links_to_moved(i)
+        || vault.links_to(i).into_iter().any(|(src, _)| {
+            moved.contains(&src)
+                || (!crate::vault::classify::lists_the_vault(vault, src) && links_to_moved(src))
+        })
 }
 
 /// Names of notes filed in this batch that link to each other.
