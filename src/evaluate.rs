@@ -241,14 +241,9 @@ pub fn evidence_trust(vault: Vault, crew: &Crew) -> Result<crate::agents::sorter
     ))
 }
 
-/// The learned model's calibration on the vault as it is (nothing moves).
+/// The learned model's calibration on the vault as it is, measured now (nothing moves).
 pub fn calibrate(vault: &Vault, crew: &Crew) -> Option<filing::Learned> {
-    filing::Learned::learn(
-        vault,
-        vault,
-        &crew.config.folders,
-        crew.config.triage_precision,
-    )
+    filing::Learned::learn_measured(vault, &crew.config.folders, crew.config.triage_precision)
 }
 
 #[cfg(test)]

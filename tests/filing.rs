@@ -274,4 +274,8 @@ fn a_note_linking_to_a_note_filed_in_the_same_run_follows_it() {
         "{text}"
     );
     assert!(text.contains("links to 1 note there"), "{text}");
+    assert!(
+        text.contains("Stats: 2 filed, 0 MOCs updated, 0 left."),
+        "{text}"
+    );
 }

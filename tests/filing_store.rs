@@ -149,7 +149,12 @@ fn edit_filed(dir: &Path, vault: &Vault, folders: &Folders, share: f64) -> usize
         .notes
         .iter()
         .map(|n| n.path.as_str())
-        .filter(|p| !p.starts_with(&format!("{}/", folders.inbox)) && p.contains('/'))
+        .filter(|p| {
+            p.contains('/')
+                && [&folders.inbox, &folders.templates, &folders.meta]
+                    .iter()
+                    .all(|d| !p.starts_with(&format!("{d}/")))
+        })
         .collect();
     let step = (1.0 / share).round() as usize;
     let mut edited = 0;
@@ -197,6 +202,20 @@ fn a_calibration_is_measured_again_past_the_drift_it_tolerates() {
         written,
         "a few notes computed anew do not rewrite the store"
     );
+
+    // another precision target is another question: measured, not taken from the store
+    let mut store = FeatureStore::load(&vault);
+    let other = Learned::learn_with(&vault, &vault, &folders, 0.90, &mut store).expect("learns");
+    let full_other = Learned::learn_with(
+        &vault,
+        &vault,
+        &folders,
+        0.90,
+        &mut FeatureStore::disabled(),
+    )
+    .expect("learns");
+    assert_eq!(other.calibration, full_other.calibration);
+    assert_ne!(other.calibration.target, first.calibration.target);
 
     // past the drift: measured again, as from scratch, and kept
     let many = edit_filed(&dir, &vault, &folders, 0.03);

@@ -59,8 +59,8 @@ impl Learned {
     /// Trains on every note in a candidate home, reading through `source` (the gate in a run,
     /// so a dry run learns what a real run would). Returns `None` for a vault with too few
     /// filed notes to learn from. Notes unchanged since an earlier run are not read again:
-    /// their features, and the calibration while the model is the same, come from the store
-    /// kept next to the vault's index.
+    /// their features, and the calibration while at most a hundredth of the notes changed
+    /// since it was measured, come from the store kept next to the vault's index.
     pub fn learn(
         vault: &Vault,
         source: &dyn crate::vault::NoteSource,
@@ -69,6 +69,16 @@ impl Learned {
     ) -> Option<Learned> {
         let mut store = FeatureStore::load(vault);
         let learned = Learned::learn_with(vault, source, folders, target, &mut store);
+        store.save();
+        learned
+    }
+
+    /// [`Learned::learn`] with the calibration measured now, whatever the store kept (and
+    /// kept in its place): for a person asking for the estimate.
+    pub fn learn_measured(vault: &Vault, folders: &Folders, target: f64) -> Option<Learned> {
+        let mut store = FeatureStore::load(vault);
+        store.forget_calibration();
+        let learned = Learned::learn_with(vault, vault, folders, target, &mut store);
         store.save();
         learned
     }

@@ -483,6 +483,12 @@ fn sorted(weights: FxHashMap<Feature, f32>) -> Vec<(Feature, f32)> {
     out
 }
 
+/// The notes note `idx` links to, by wikilinks and Markdown links, sorted: those whose
+/// folders its link features count.
+pub fn links_from(vault: &Vault, idx: usize) -> Vec<usize> {
+    linked_notes(vault, idx, std::iter::empty())
+}
+
 /// The notes a note links to (wikilinks and Markdown links) and `incoming`, the notes that
 /// link to it.
 fn linked_notes(vault: &Vault, idx: usize, incoming: impl Iterator<Item = usize>) -> Vec<usize> {
@@ -741,7 +747,7 @@ impl Model {
 
     /// A fingerprint of everything a calibration depends on: the documents (their order,
     /// folders and vectors to the bit), the folders and the words naming them. Two models with
-    /// the same fingerprint calibrate to the same result, so a result can be kept and reused.
+    /// the same fingerprint calibrate to the same result and guess alike.
     pub fn fingerprint(&self) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();

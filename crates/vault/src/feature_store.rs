@@ -56,7 +56,7 @@ pub const STALE_BEFORE_WRITE: usize = 64;
 #[derive(Serialize, Deserialize, Clone)]
 struct KeptCalibration {
     /// [`digest`]s of the examples, sorted.
-    examples: Vec<u64>,
+    examples: Vec<Digest>,
     target: u64,
     sample: usize,
     seed: u64,
@@ -87,8 +87,8 @@ pub struct FeatureStore {
     recomputed: usize,
     /// Whether this run measured a calibration the file does not hold.
     calibrated: bool,
-    /// [`digest`]s of the last examples taken, sorted.
-    digests: Vec<u64>,
+    /// [`digest`]s of the last examples taken, sorted (none when nothing is kept).
+    digests: Vec<Digest>,
 }
 
 impl FeatureStore {
@@ -193,11 +193,13 @@ impl FeatureStore {
             let content = std::mem::take(feats);
             *feats = classify::with_links_given(*n, content, &graph);
         });
-        self.digests = examples
-            .par_iter()
-            .map(|(n, folder, feats)| digest(&vault.notes[*n].path, folder, feats))
-            .collect();
-        self.digests.par_sort_unstable();
+        if keep {
+            self.digests = examples
+                .par_iter()
+                .map(|(n, folder, feats)| digest(&vault.notes[*n].path, folder, feats))
+                .collect();
+            self.digests.par_sort_unstable();
+        }
         examples
     }
 
@@ -213,7 +215,8 @@ impl FeatureStore {
     ) -> Calibration {
         let digests = &self.digests;
         let asked = |k: &KeptCalibration| {
-            k.target == target.to_bits()
+            !digests.is_empty()
+                && k.target == target.to_bits()
                 && k.sample == sample
                 && k.seed == seed
                 && changed_between(&k.examples, digests) as f64
@@ -234,6 +237,12 @@ impl FeatureStore {
             self.calibrated = true;
         }
         calibration
+    }
+
+    /// Forgets the kept calibration, so that the next [`FeatureStore::calibrate`] measures
+    /// one (and keeps it): for a person asking for the estimate now.
+    pub fn forget_calibration(&mut self) {
+        self.calibration = None;
     }
 
     /// Writes the store when this run computed a calibration or more than
@@ -289,7 +298,7 @@ fn store_path(index: &Path) -> PathBuf {
 }
 
 /// The layout of the store file, for [`writer`].
-const LAYOUT: u32 = 2;
+const LAYOUT: u32 = 3;
 
 /// Who writes a store: crew's version, [`classify::VERSION`] and the file's [`LAYOUT`]. In a
 /// string where crews before the classifier's version kept theirs alone, so that they too read
@@ -302,45 +311,41 @@ fn writer() -> String {
     )
 }
 
-/// An example as a number that changes when the note's path, folder or any feature does.
-fn digest(path: &str, folder: &str, features: &[(Feature, f32)]) -> u64 {
+/// An example as two numbers: one of its path, one of its folder and features.
+type Digest = (u64, u64);
+
+fn digest(path: &str, folder: &str, features: &[(Feature, f32)]) -> Digest {
     use std::hash::Hasher as _;
+    let mut at = rustc_hash::FxHasher::default();
+    at.write(path.as_bytes());
     let mut h = rustc_hash::FxHasher::default();
-    h.write(path.as_bytes());
-    h.write_u8(0xff);
     h.write(folder.as_bytes());
     h.write_u8(0xff);
     for (f, w) in features {
         h.write_u64(*f);
         h.write_u32(w.to_bits());
     }
-    h.finish()
+    (at.finish(), h.finish())
 }
 
-/// How many examples changed between two sorted lists of digests: the larger of those only
-/// in the first and those only in the second (an edited note is one of each).
-fn changed_between(before: &[u64], now: &[u64]) -> usize {
-    let (mut i, mut j) = (0, 0);
-    let (mut gone, mut new) = (0, 0);
+/// How many examples changed between two lists of digests sorted by path: each edited (same
+/// path, other features or folder), added or removed counts one.
+fn changed_between(before: &[Digest], now: &[Digest]) -> usize {
+    let (mut i, mut j, mut changed) = (0, 0, 0);
     while i < before.len() && j < now.len() {
-        match before[i].cmp(&now[j]) {
-            std::cmp::Ordering::Less => {
-                gone += 1;
-                i += 1;
-            }
-            std::cmp::Ordering::Greater => {
-                new += 1;
-                j += 1;
-            }
+        match before[i].0.cmp(&now[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {
+                changed += usize::from(before[i].1 != now[j].1);
                 i += 1;
                 j += 1;
+                continue;
             }
         }
+        changed += 1;
     }
-    gone += before.len() - i;
-    new += now.len() - j;
-    gone.max(new)
+    changed + (before.len() - i) + (now.len() - j)
 }
 
 /// The store file's bytes: a checksum, then the file.
@@ -366,6 +371,30 @@ fn read(path: &Path) -> Option<File> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_edit_counts_once_and_a_note_replaced_by_another_twice() {
+        let d = |path: &str, word: u64| digest(path, "F", &[(word, 1.0)]);
+        let mut before = vec![d("a.md", 1), d("b.md", 2), d("c.md", 3)];
+        before.sort_unstable();
+        let sorted = |mut v: Vec<Digest>| {
+            v.sort_unstable();
+            v
+        };
+        assert_eq!(changed_between(&before, &before), 0);
+        let edited = sorted(vec![d("a.md", 1), d("b.md", 9), d("c.md", 3)]);
+        assert_eq!(changed_between(&before, &edited), 1);
+        let replaced = sorted(vec![d("a.md", 1), d("b.md", 2), d("z.md", 3)]);
+        assert_eq!(changed_between(&before, &replaced), 2);
+        let moved = sorted(vec![
+            d("a.md", 1),
+            d("b.md", 2),
+            digest("c.md", "G", &[(3, 1.0)]),
+        ]);
+        assert_eq!(changed_between(&before, &moved), 1);
+        assert_eq!(changed_between(&before, &[]), 3);
+        assert_eq!(changed_between(&[], &edited), 3);
+    }
 
     #[test]
     fn a_store_of_another_classifier_version_is_not_read() {

@@ -16,6 +16,7 @@ use crate::gate::GateError;
 use crate::lang::Lang;
 use crate::tr;
 use crate::vault::Vault;
+use crate::vault::classify;
 use crate::vault::edit::yaml_scalar;
 
 /// Words asking the sorter to give filed notes the naming convention.
@@ -104,52 +105,27 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
     let mut t = Triage::default();
     let mut batch = MocBatch::default();
     let mut unsure: Vec<Unsure> = Vec::new();
-    // a note filed can be the evidence another needs (its links to it now point into a
-    // home): after a pass, the notes that stayed near one just filed are decided again
-    let mut pending = queue;
-    let mut stayed: Vec<(String, String, Decision)> = Vec::new();
-    for pass in 1..=PASSES {
-        let filed_before = t.filed.len();
-        for path in std::mem::take(&mut pending) {
-            let Some(i) = ctx.gate.vault().note_index(&path) else {
+    let judges = Judges {
+        homes: &homes,
+        rename,
+        label,
+    };
+    let stayed = file_in_passes(
+        ctx,
+        &judges,
+        queue,
+        (&mut trust, &mut learned),
+        &mut t,
+        &mut batch,
+    )?;
+    for (path, title, decided) in stayed {
+        let mut decision = match decided {
+            Ok(decision) => decision,
+            Err(why) => {
+                t.left.push((title, why));
                 continue;
-            };
-            let decision = decide_note(ctx, i, &homes, &mut trust, &mut learned);
-            let title = ctx.gate.vault().notes[i].name().to_string();
-            let Some(dest) = decision.dest.clone() else {
-                stayed.push((path, title, decision));
-                continue;
-            };
-            match file_note(ctx, i, &dest, rename, &decision)? {
-                Err(why) => t.left.push((title, why)),
-                Ok(done) => record(ctx, label, &dest, done, &mut t, &mut batch)?,
             }
-        }
-        if pass == PASSES {
-            break;
-        }
-        // only a note near one just filed can be decided otherwise: all else it is judged
-        // by (its own text and keys, the model, the trust) is as it was
-        let vault = ctx.gate.vault();
-        let moved: FxHashSet<usize> = t.filed[filed_before..]
-            .iter()
-            .filter_map(|f| vault.note_index(&f.to))
-            .collect();
-        let (again, keep): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut stayed)
-                .into_iter()
-                .partition(|(path, _, _)| {
-                    vault
-                        .note_index(path)
-                        .is_some_and(|i| near_any(vault, i, &moved))
-                });
-        stayed = keep;
-        if again.is_empty() {
-            break;
-        }
-        pending = again.into_iter().map(|(path, _, _)| path).collect();
-    }
-    for (path, title, mut decision) in stayed {
+        };
         if !decision.ignored.is_empty() {
             let kinds: Vec<&str> = decision.ignored.iter().map(|k| k.label()).collect();
             decision.evidence = format!(
@@ -193,6 +169,85 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
         text: render(&t, &today, ctx.lang),
         postit,
     })
+}
+
+/// What a triage decides with, besides the vault.
+struct Judges<'a> {
+    homes: &'a [String],
+    rename: bool,
+    /// Who files, in the agent log.
+    label: &'a str,
+}
+
+/// A note that stayed: its path, its title, and the decision that kept it or why crew could
+/// not move it.
+type Stayed = (String, String, Result<Decision, String>);
+
+/// Files the `queue` of inbox notes in passes: a note filed can be the evidence another needs
+/// (its links to it now point into a home), so after a pass the notes that stayed near one
+/// just filed are decided again. Returns the notes that stayed, oldest first.
+fn file_in_passes(
+    ctx: &mut Ctx,
+    judges: &Judges,
+    queue: Vec<String>,
+    (trust, learned): (&mut Option<Trust>, &mut Option<Option<Learned>>),
+    t: &mut Triage,
+    batch: &mut MocBatch,
+) -> Result<Vec<Stayed>, GateError> {
+    let position: rustc_hash::FxHashMap<String, usize> = queue
+        .iter()
+        .enumerate()
+        .map(|(k, path)| (path.clone(), k))
+        .collect();
+    let mut pending = queue;
+    let mut stayed: Vec<Stayed> = Vec::new();
+    for pass in 1..=PASSES {
+        let filed_before = t.filed.len();
+        for path in std::mem::take(&mut pending) {
+            let Some(i) = ctx.gate.vault().note_index(&path) else {
+                continue;
+            };
+            let decision = decide_note(ctx, i, judges.homes, trust, learned);
+            let title = ctx.gate.vault().notes[i].name().to_string();
+            let Some(dest) = decision.dest.clone() else {
+                stayed.push((path, title, Ok(decision)));
+                continue;
+            };
+            match file_note(ctx, i, &dest, judges.rename, &decision)? {
+                Err(why) => stayed.push((path, title, Err(why))),
+                Ok(done) => record(ctx, judges.label, &dest, done, t, batch)?,
+            }
+        }
+        if pass == PASSES {
+            break;
+        }
+        // only a note near one just filed can be decided otherwise: the model, the trust and
+        // its own keys are as they were, and its text changed at most where a link to a
+        // moved note was rewritten
+        let vault = ctx.gate.vault();
+        let moved: FxHashSet<usize> = t.filed[filed_before..]
+            .iter()
+            .filter_map(|f| vault.note_index(&f.to))
+            .collect();
+        let (again, keep): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut stayed)
+                .into_iter()
+                .partition(|(path, _, decided)| {
+                    // a note crew could not move is not tried again
+                    decided.is_ok()
+                        && vault
+                            .note_index(path)
+                            .is_some_and(|i| near_any(vault, i, &moved))
+                });
+        stayed = keep;
+        if again.is_empty() {
+            break;
+        }
+        pending = again.into_iter().map(|(path, _, _)| path).collect();
+    }
+    // reported, and offered to the model, oldest first whatever pass they stayed in
+    stayed.sort_by_key(|(path, _, _)| position.get(path).copied());
+    Ok(stayed)
 }
 
 /// Whether the model may be shown a note: text crew can read (valid UTF-8, not binary, not
@@ -418,24 +473,21 @@ fn file_note(
     )))
 }
 
-/// Whether note `i` links to one of `moved`, is linked from one, or is cited beside one (a
-/// note that is not a hub links to both): what its link evidence and link features are made
-/// of.
+/// Whether note `i` links to one of `moved` (by wikilink or Markdown link), is linked from
+/// one, or is cited beside one (a note that is not a hub links to both): what its link
+/// evidence and link features are made of.
 fn near_any(vault: &Vault, i: usize, moved: &FxHashSet<usize>) -> bool {
     let links_to_moved = |n: usize| {
-        vault.resolved[n].iter().any(|r| {
-            r.file()
-                .and_then(|id| vault.note_of_file(id))
-                .is_some_and(|m| moved.contains(&m))
-        })
+        classify::links_from(vault, n)
+            .iter()
+            .any(|m| moved.contains(m))
     };
     if moved.is_empty() {
         return false;
     }
     links_to_moved(i)
         || vault.links_to(i).into_iter().any(|(src, _)| {
-            moved.contains(&src)
-                || (!crate::vault::classify::lists_the_vault(vault, src) && links_to_moved(src))
+            moved.contains(&src) || (!classify::lists_the_vault(vault, src) && links_to_moved(src))
         })
 }
 
@@ -592,4 +644,54 @@ fn postit(t: &Triage, today: &str, previous: Option<&str>) -> String {
         postit.push_str(&format!("- waiting for architect: {m}\n"));
     }
     postit
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vault::Note;
+
+    fn vault(notes: &[(&str, String)]) -> Vault {
+        let notes = notes.iter().map(|(p, t)| Note::parse_text(*p, t)).collect();
+        Vault::from_notes("/v".into(), notes, Vec::new())
+    }
+
+    /// Which inbox notes count as near the filed `Projects/Call.md`.
+    fn near(notes: &[(&str, String)]) -> Vec<String> {
+        let v = vault(notes);
+        let moved: FxHashSet<usize> = v.note_index("Projects/Call.md").into_iter().collect();
+        (0..v.notes.len())
+            .filter(|&i| v.notes[i].path.starts_with("Inbox/") && near_any(&v, i, &moved))
+            .map(|i| v.notes[i].name().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn near_a_filed_note_by_either_kind_of_link_backlink_or_co_citation_not_through_a_hub() {
+        let hub: String = (0..1200).map(|k| format!("[[Filler {k}]] ")).collect();
+        let found = near(&[
+            ("Projects/Call.md", "[[Backlinked]]\n".into()),
+            ("Inbox/Wikilinked.md", "see [[Call]]\n".into()),
+            (
+                "Inbox/Markdown linked.md",
+                "see [the call](../Projects/Call.md)\n".into(),
+            ),
+            ("Inbox/Backlinked.md", "nothing\n".into()),
+            ("Inbox/Cited beside.md", "nothing\n".into()),
+            ("Reading list.md", "[[Cited beside]] and [[Call]]\n".into()),
+            ("Inbox/Beside in a hub.md", "nothing\n".into()),
+            ("Home.md", format!("[[Beside in a hub]] [[Call]] {hub}\n")),
+            ("Inbox/Unrelated.md", "see [[Elsewhere]]\n".into()),
+            ("Elsewhere.md", "alone\n".into()),
+        ]);
+        assert_eq!(
+            found,
+            [
+                "Backlinked",
+                "Cited beside",
+                "Markdown linked",
+                "Wikilinked"
+            ]
+        );
+    }
 }
