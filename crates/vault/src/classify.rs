@@ -5,7 +5,8 @@
 //! (title words count double), its structure (frontmatter keys and short values, headings,
 //! short lines such as a template's stock lines, tags and their parents), the folders of the
 //! notes it links to and of those linking to it, the folders of the notes cited beside it (the
-//! other links of the notes linking to it), and the shape of its name. A feature weighs by its
+//! other links of the notes linking to it) and of those listed with it (the other links of the
+//! same paragraph, list or section), and the shape of its name. A feature weighs by its
 //! rarity (IDF) and by how much the notes having it keep to one folder. A query note gets a
 //! score per folder from two views that fail differently: a vote of its nearest neighbours
 //! (cosine similarity, `K` of them) and its similarity to each folder's centroid. The margin
@@ -15,6 +16,7 @@
 //! Pure: the caller supplies each note's text; nothing here reads the disk.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
@@ -25,7 +27,7 @@ use super::note::Note;
 /// The version of what a note's content features are and of how a calibration is computed:
 /// stored features and calibrations of another version are not reused, so a crew that reads
 /// notes or calibrates differently does not inherit an older one's results.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// Neighbours that vote.
 const K: usize = 10;
@@ -44,6 +46,9 @@ const W_LINE: f32 = 1.0;
 const W_LINK_FOLDER: f32 = 3.0;
 /// Spread over the other notes each note linking to this one links to.
 const W_COCITED: f32 = 16.0;
+/// Spread over the other notes listed in the same paragraph, list or section as this one, in
+/// each note linking to it.
+const W_LISTED: f32 = 16.0;
 /// A note with more links than this cites nothing beside anything.
 const MAX_LINKS_TO_COCITE: usize = 1000;
 const W_SHAPE: f32 = 1.0;
@@ -56,8 +61,8 @@ fn tokens(text: &str) -> impl Iterator<Item = &str> + '_ {
 }
 
 /// A feature: its family (`w` word, `k` key, `v` value, `g` tag, `h` heading, `l` line, `f`
-/// linked folder, `c` co-cited folder, `s` name shape) and its text, lower-cased, hashed
-/// without allocating.
+/// linked folder, `c` co-cited folder, `b` folder listed with, `s` name shape) and its text,
+/// lower-cased, hashed without allocating.
 pub type Feature = u64;
 
 fn feature(family: char, parts: &[&str]) -> Feature {
@@ -249,8 +254,7 @@ pub fn with_links(
     content: Vec<(Feature, f32)>,
     names: Option<&mut FxHashMap<Feature, String>>,
 ) -> Vec<(Feature, f32)> {
-    let incoming = vault.links_to(idx).into_iter().map(|(src, _)| src);
-    add_links(vault, idx, content, incoming, names)
+    add_links(vault, idx, content, &vault.links_to(idx), names)
 }
 
 /// What the link features of many notes need, gathered once for the vault: each note's
@@ -261,13 +265,124 @@ pub struct LinkGraph {
     outlinks: Vec<Vec<usize>>,
     /// For each note, the folders of the notes it links to: (linked-folder feature, notes).
     outfolders: Vec<Vec<(Feature, u32)>>,
+    /// Every block (paragraph, list or section) listing two notes or more.
+    blocks: Vec<Listing>,
+    /// The blocks each note is listed in by a wikilink, in the order of the notes listing it
+    /// and then of their blocks: those of note `n` are `listed_in[listed_at[n]..listed_at[n +
+    /// 1]]`.
+    listed_at: Vec<usize>,
+    listed_in: Vec<u32>,
+}
+
+/// A block writing more links than this lists the vault rather than a neighbourhood (see
+/// [`lists_the_vault`]): nothing is listed with anything in it.
+const MAX_LINKS_TO_LIST: usize = MAX_LINKS_TO_COCITE;
+
+/// Where note `s`'s wikilinks and Markdown links in `block` are (links are in text order, so
+/// their blocks never decrease).
+fn block_ranges(note: &Note, block: u32) -> (Range<usize>, Range<usize>) {
+    let wiki = &note.wikilinks;
+    let md = &note.markdown_links;
+    (
+        wiki.partition_point(|l| l.block < block)..wiki.partition_point(|l| l.block <= block),
+        md.partition_point(|l| l.block < block)..md.partition_point(|l| l.block <= block),
+    )
+}
+
+/// How many links note `s` writes in `block`, resolved or not.
+fn links_written_in(note: &Note, block: u32) -> usize {
+    let (wiki, md) = block_ranges(note, block);
+    wiki.len() + md.len()
+}
+
+/// What a block lists: (notes listed, their folders as [`folder_counts`]).
+type Listing = (u32, Vec<(Feature, u32)>);
+
+/// One block's listing from its resolved links (note, by a wikilink), deduplicated; `None`
+/// when it lists fewer than two notes or writes more than [`MAX_LINKS_TO_LIST`] links.
+fn listing(
+    note: &Note,
+    block: u32,
+    links: &[(usize, bool)],
+    mut folder: impl FnMut(usize) -> Feature,
+) -> Option<Listing> {
+    if links.len() < 2 || links_written_in(note, block) > MAX_LINKS_TO_LIST {
+        return None;
+    }
+    let counts = folder_counts(links.iter().map(|&(t, _)| folder(t)));
+    Some((links.len() as u32, counts))
+}
+
+/// Co-citation within a block: a note listed in a block with others gets [`W_LISTED`] spread
+/// over their folders. `own` is the linked-folder feature of the note listed; (folder, weight)
+/// in folder order.
+fn listed_weights((listed, folders): &Listing, own: Feature, out: &mut Vec<(Feature, f32)>) {
+    let others = (listed - 1) as f32;
+    for &(f, n) in folders {
+        let n = n - u32::from(f == own);
+        if n > 0 {
+            out.push((f, W_LISTED * n as f32 / others));
+        }
+    }
+}
+
+/// The links of note `s` grouped by block: (block, its resolved links (note, by a wikilink),
+/// each note once, a wikilink preferred), blocks in order.
+fn blocks_of(mut cited: Vec<Cited>) -> Vec<(u32, Vec<(usize, bool)>)> {
+    cited.sort_unstable_by_key(|&(t, b, wiki)| (b, t, !wiki));
+    cited.dedup_by_key(|&mut (t, b, _)| (b, t));
+    cited
+        .chunk_by(|a, b| a.1 == b.1)
+        .map(|c| (c[0].1, c.iter().map(|&(t, _, wiki)| (t, wiki)).collect()))
+        .collect()
+}
+
+/// A link as co-citation sees it: (the note linked, the block the link is written in (see
+/// [`WikiLink::block`](crate::WikiLink::block)), whether it is a wikilink).
+type Cited = (usize, u32, bool);
+
+/// The notes note `idx` links to, by wikilinks and Markdown links.
+fn cited_blocks(vault: &Vault, idx: usize) -> Vec<Cited> {
+    let note = &vault.notes[idx];
+    vault.resolved[idx]
+        .iter()
+        .zip(&note.wikilinks)
+        .filter_map(|(r, l)| Some((r.file()?, l.block, true)))
+        .chain(note.markdown_links.iter().filter_map(|l| {
+            let f = super::rewrite::resolve_any(&vault.files, &note.path, &l.target, true)?;
+            Some((f, l.block, false))
+        }))
+        .filter_map(|(f, b, wiki)| Some((vault.note_of_file(f)?, b, wiki)))
+        .filter(|&(n, _, _)| n != idx)
+        .collect()
+}
+
+/// The resolved links of note `s` in `block`, as [`blocks_of`] gives them: only that block's
+/// links are resolved (a home page's other lists are not).
+fn block_links(vault: &Vault, s: usize, block: u32) -> Vec<(usize, bool)> {
+    let note = &vault.notes[s];
+    let (wiki, md) = block_ranges(note, block);
+    let cited: Vec<Cited> = vault.resolved[s][wiki]
+        .iter()
+        .filter_map(|r| Some((r.file()?, block, true)))
+        .chain(note.markdown_links[md].iter().filter_map(|l| {
+            let f = super::rewrite::resolve_any(&vault.files, &note.path, &l.target, true)?;
+            Some((f, block, false))
+        }))
+        .filter_map(|(f, b, wiki)| Some((vault.note_of_file(f)?, b, wiki)))
+        .filter(|&(n, _, _)| n != s)
+        .collect();
+    blocks_of(cited)
+        .pop()
+        .map(|(_, links)| links)
+        .unwrap_or_default()
 }
 
 impl LinkGraph {
     /// The graph of `vault`'s links, for [`with_links_given`].
     pub fn new(vault: &Vault) -> LinkGraph {
         use rayon::prelude::*;
-        let (backlinks, (folder, outlinks)): (_, (Vec<Feature>, Vec<Vec<usize>>)) = rayon::join(
+        let (backlinks, (folder, cited)): (_, (Vec<Feature>, Vec<Vec<Cited>>)) = rayon::join(
             || vault.backlinks(),
             || {
                 rayon::join(
@@ -281,12 +396,61 @@ impl LinkGraph {
                     || {
                         (0..vault.notes.len())
                             .into_par_iter()
-                            .map(|n| linked_notes(vault, n, std::iter::empty()))
+                            .map(|n| cited_blocks(vault, n))
                             .collect()
                     },
                 )
             },
         );
+        let outlinks: Vec<Vec<usize>> = cited
+            .par_iter()
+            .map(|cited| {
+                let mut outs: Vec<usize> = cited.iter().map(|&(t, _, _)| t).collect();
+                outs.sort_unstable();
+                outs.dedup();
+                outs
+            })
+            .collect();
+        // each note's blocks, gathered source by source in note order and laid out by the
+        // note listed
+        let per_source: Vec<_> = cited
+            .into_par_iter()
+            .enumerate()
+            .map(|(s, c)| {
+                let (mut blocks, mut listed) = (Vec::new(), Vec::new());
+                if c.len() < 2 {
+                    return (blocks, listed);
+                }
+                for (block, links) in blocks_of(c) {
+                    let note = &vault.notes[s];
+                    let Some(l) = listing(note, block, &links, |t| folder[t]) else {
+                        continue;
+                    };
+                    let local = blocks.len() as u32;
+                    blocks.push(l);
+                    listed.extend(links.iter().filter(|l| l.1).map(|&(t, _)| (t, local)));
+                }
+                (blocks, listed)
+            })
+            .collect();
+        let mut listed_at = vec![0usize; vault.notes.len() + 1];
+        for &(t, _) in per_source.iter().flat_map(|p| &p.1) {
+            listed_at[t + 1] += 1;
+        }
+        for n in 0..vault.notes.len() {
+            listed_at[n + 1] += listed_at[n];
+        }
+        let mut next = listed_at.clone();
+        let mut listed_in = vec![0u32; listed_at[vault.notes.len()]];
+        let mut blocks = Vec::new();
+        for (source_blocks, listed) in per_source {
+            let first = blocks.len() as u32;
+            for (t, local) in listed {
+                listed_in[next[t]] = first + local;
+                next[t] += 1;
+            }
+            blocks.extend(source_blocks);
+        }
         let outfolders = outlinks
             .par_iter()
             .enumerate()
@@ -302,6 +466,9 @@ impl LinkGraph {
             backlinks,
             outlinks,
             outfolders,
+            blocks,
+            listed_at,
+            listed_in,
         }
     }
 }
@@ -312,6 +479,14 @@ fn cocited(folder_feature: Feature) -> Feature {
     (folder_feature ^ 0xC0C1_7ED0_F01D_E125)
         .wrapping_mul(0x9E37_79B9_7F4A_7C15)
         .rotate_left(17)
+}
+
+/// The listed-with feature of a folder, from its linked-folder feature: a note listed in the
+/// same paragraph, list or section as notes of that folder.
+fn listed(folder_feature: Feature) -> Feature {
+    (folder_feature ^ 0x1157_ED00_B10C_5EC7)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .rotate_left(41)
 }
 
 /// [`with_links`] for many notes, with the vault's links gathered once in `graph` rather than
@@ -343,6 +518,13 @@ pub fn with_links_given(
     for (folder, w) in cocited_folders(idx, graph.folder[idx], incoming, source) {
         *links.entry(cocited(folder)).or_default() += w;
     }
+    let mut weights = Vec::new();
+    for &b in &graph.listed_in[graph.listed_at[idx]..graph.listed_at[idx + 1]] {
+        listed_weights(&graph.blocks[b as usize], graph.folder[idx], &mut weights);
+    }
+    for (folder, w) in weights {
+        *links.entry(listed(folder)).or_default() += w;
+    }
     merge_sorted(content, sorted(links))
 }
 
@@ -350,7 +532,7 @@ fn add_links(
     vault: &Vault,
     idx: usize,
     content: Vec<(Feature, f32)>,
-    incoming: impl Iterator<Item = usize>,
+    link_ins: &[(usize, usize)],
     names: Option<&mut FxHashMap<Feature, String>>,
 ) -> Vec<(Feature, f32)> {
     // `content` is already in feature order: the few link features are gathered apart and
@@ -359,7 +541,7 @@ fn add_links(
         weights: FxHashMap::default(),
         names,
     };
-    let incoming: Vec<usize> = incoming.collect();
+    let incoming: Vec<usize> = link_ins.iter().map(|&(s, _)| s).collect();
     for other in linked_notes(vault, idx, incoming.iter().copied()) {
         links.add('f', &[folder_of(&vault.notes[other].path)], W_LINK_FOLDER);
     }
@@ -381,15 +563,42 @@ fn add_links(
         (Cow::Owned(outs), Cow::Owned(folders))
     };
     let cited = cocited_folders(idx, own, &incoming, source);
-    for (folder, w) in cited {
-        let f = cocited(folder);
+    // the same blocks in the same order as the graph's, so the same sums to the bit
+    let mut listed_by: Vec<(usize, u32)> = link_ins
+        .iter()
+        .filter(|&&(s, _)| s != idx)
+        .map(|&(s, i)| (s, vault.notes[s].wikilinks[i].block))
+        .collect();
+    listed_by.sort_unstable();
+    listed_by.dedup();
+    let mut listed_here = Vec::new();
+    for (s, block) in listed_by {
+        // a block too long to list anything is not resolved
+        if links_written_in(&vault.notes[s], block) > MAX_LINKS_TO_LIST {
+            continue;
+        }
+        let links = block_links(vault, s, block);
+        if let Some(l) = listing(&vault.notes[s], block, &links, &mut folder_feature) {
+            listed_weights(&l, own, &mut listed_here);
+        }
+    }
+    for (family, (folder, w)) in cited
+        .into_iter()
+        .map(|c| ('c', c))
+        .chain(listed_here.into_iter().map(|l| ('b', l)))
+    {
+        let f = if family == 'c' {
+            cocited(folder)
+        } else {
+            listed(folder)
+        };
         *links.weights.entry(f).or_default() += w;
         if let Some(names) = links.names.as_deref_mut()
             && let Some(name) = folder_names.get(&folder)
         {
             names
                 .entry(f)
-                .or_insert_with(|| format!("c:{}", name.to_lowercase()));
+                .or_insert_with(|| format!("{family}:{}", name.to_lowercase()));
         }
     }
     merge_sorted(content, sorted(links.weights))
@@ -492,18 +701,12 @@ pub fn links_from(vault: &Vault, idx: usize) -> Vec<usize> {
 /// The notes a note links to (wikilinks and Markdown links) and `incoming`, the notes that
 /// link to it.
 fn linked_notes(vault: &Vault, idx: usize, incoming: impl Iterator<Item = usize>) -> Vec<usize> {
-    let note = &vault.notes[idx];
-    let mut out: Vec<usize> =
-        vault.resolved[idx]
-            .iter()
-            .filter_map(|r| r.file())
-            .chain(note.markdown_links.iter().filter_map(|l| {
-                super::rewrite::resolve_any(&vault.files, &note.path, &l.target, true)
-            }))
-            .filter_map(|id| vault.note_of_file(id))
-            .chain(incoming)
-            .filter(|&n| n != idx)
-            .collect();
+    let mut out: Vec<usize> = cited_blocks(vault, idx)
+        .into_iter()
+        .map(|(n, _, _)| n)
+        .chain(incoming)
+        .filter(|&n| n != idx)
+        .collect();
     out.sort_unstable();
     out.dedup();
     out
@@ -1157,6 +1360,7 @@ fn readable(feature: &str) -> String {
         "l" => format!("line '{}'", rest.chars().take(40).collect::<String>()),
         "f" => format!("links with notes in {rest}/"),
         "c" => format!("cited beside notes in {rest}/"),
+        "b" => format!("listed with notes in {rest}/"),
         "s" => format!("{rest} name"),
         _ => feature.to_string(),
     }

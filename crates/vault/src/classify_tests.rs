@@ -79,6 +79,10 @@ fn link_features_from_backlinks_equal_those_from_queries() {
         ("B/Two.md", "Back to [[one]] and [[Nowhere]], [[Two#Top]]."),
         ("B/b/Three.md", "[[One]] [[One]] [[A/One]] ![[Two]]"),
         ("Four.md", "alone"),
+        (
+            "Index.md",
+            "# Birds\n- [[One]]\n- [[Two]]\n- [Four](Four.md)\n\n# Other\n[[Three]] and [[Two]]\n",
+        ),
     ];
     let vault = vault_of(&texts);
     let backlinks = vault.backlinks();
@@ -89,6 +93,86 @@ fn link_features_from_backlinks_equal_those_from_queries() {
         assert_eq!(with_links_given(i, content, &graph), one);
     }
     assert!(backlinks.iter().any(|b| b.len() >= 2), "{backlinks:?}");
+}
+
+#[test]
+fn a_note_is_listed_with_the_notes_of_its_own_list_not_of_the_whole_note() {
+    let texts = [
+        (
+            "Index.md",
+            "## Birds\n- [[Alpha]]\n- [[Beta]]\n- [[New]]\n\n## Fish\n- [[Gamma]]\n- [[Delta]]\n- [[Epsilon]]\n",
+        ),
+        ("Birds/Alpha.md", "wings"),
+        ("Birds/Beta.md", "feathers"),
+        ("Fish/Gamma.md", "fins"),
+        ("Fish/Delta.md", "gills"),
+        ("Fish/Epsilon.md", "scales"),
+        ("Inbox/New.md", "something"),
+        // a Markdown link alone does not make a note a source of listing, as for backlinks
+        (
+            "Other.md",
+            "[Alpha](Birds/Alpha.md) [Gamma](Fish/Gamma.md) [[Delta]]",
+        ),
+    ];
+    let vault = vault_of(&texts);
+    let new = index_of(&vault, "Inbox/New.md");
+    let mut names = FxHashMap::default();
+    let got = with_links(&vault, new, Vec::new(), Some(&mut names));
+    let weight = |f: Feature| got.iter().find(|(g, _)| *g == f).map(|(_, w)| *w);
+    let birds = listed(feature('f', &["Birds"]));
+    let fish = listed(feature('f', &["Fish"]));
+    // listed with the two birds only, though cited beside the birds and the fish
+    assert_eq!(weight(birds), Some(W_LISTED));
+    assert_eq!(weight(fish), None);
+    assert_eq!(
+        weight(cocited(feature('f', &["Birds"]))),
+        Some(W_COCITED * 2.0 / 5.0)
+    );
+    assert_eq!(
+        weight(cocited(feature('f', &["Fish"]))),
+        Some(W_COCITED * 3.0 / 5.0)
+    );
+    assert_eq!(
+        names.get(&birds).map(|n| readable(n)).as_deref(),
+        Some("listed with notes in birds/")
+    );
+    // Gamma: listed with Delta and Epsilon by the index; Other's block counts only for Delta,
+    // the one it wikilinks
+    let graph = LinkGraph::new(&vault);
+    let gamma = with_links_given(index_of(&vault, "Fish/Gamma.md"), Vec::new(), &graph);
+    let fish_w = gamma.iter().find(|(g, _)| *g == fish).map(|(_, w)| *w);
+    assert_eq!(fish_w, Some(W_LISTED));
+    let delta = with_links_given(index_of(&vault, "Fish/Delta.md"), Vec::new(), &graph);
+    let w = |f: Feature| delta.iter().find(|(g, _)| *g == f).map(|(_, w)| *w);
+    assert_eq!(w(fish), Some(W_LISTED + W_LISTED / 2.0));
+    assert_eq!(w(birds), Some(W_LISTED / 2.0));
+}
+
+#[test]
+fn a_block_writing_more_links_than_a_neighbourhood_lists_nothing() {
+    let mut long = String::from("- [[Alpha]]\n- [[New]]\n");
+    for i in 0..MAX_LINKS_TO_LIST {
+        long.push_str(&format!("- [[Missing {i}]]\n"));
+    }
+    long.push_str("\n[[Beta]] [[New]]\n");
+    let texts = [
+        ("Home.md", long.as_str()),
+        ("Birds/Alpha.md", "wings"),
+        ("Fish/Beta.md", "fins"),
+        ("Inbox/New.md", "something"),
+    ];
+    let vault = vault_of(&texts);
+    let new = index_of(&vault, "Inbox/New.md");
+    let got = with_links(&vault, new, Vec::new(), None);
+    let weight = |f: &str| {
+        let f = listed(feature('f', &[f]));
+        got.iter().find(|(g, _)| *g == f).map(|(_, w)| *w)
+    };
+    // the long list counts for nothing; the short paragraph after it does
+    assert_eq!(weight("Birds"), None);
+    assert_eq!(weight("Fish"), Some(W_LISTED));
+    let graph = LinkGraph::new(&vault);
+    assert_eq!(with_links_given(new, Vec::new(), &graph), got);
 }
 
 #[test]

@@ -216,6 +216,11 @@ pub struct WikiLink {
     pub(crate) alias: Option<String>,
     /// Whether the alias separator was written `\|` (inside a table).
     pub(crate) escaped_pipe: bool,
+    /// Which paragraph, list or section of the note the link is in, counted from 0 at the top
+    /// of the body: links with the same number are written together (one list, one
+    /// paragraph), with no blank line or heading between them.
+    #[serde(default)]
+    pub block: u32,
 }
 
 /// Splits the inside of `[[…]]` into target, subpath and alias.
@@ -267,6 +272,7 @@ pub(crate) fn wikilinks(masked: &str) -> Vec<WikiLink> {
                     subpath,
                     alias,
                     escaped_pipe,
+                    block: 0,
                 });
                 from = q + 2;
             }
@@ -286,6 +292,9 @@ pub struct MarkdownLink {
     /// The destination, %-decoded, without `#fragment`.
     pub target: String,
     pub(crate) fragment: Option<String>,
+    /// As [`WikiLink::block`].
+    #[serde(default)]
+    pub block: u32,
 }
 
 /// Markdown links to local files (URLs with a scheme and pure `#anchors` are left out).
@@ -322,6 +331,7 @@ pub(crate) fn markdown_links(masked: &str) -> Vec<MarkdownLink> {
             embed: m.embed,
             target,
             fragment,
+            block: 0,
         });
     }
     out
@@ -611,11 +621,22 @@ pub struct Task {
     pub(crate) line: usize,
 }
 
-/// Headings, block ids and tasks, read line by line from the masked text.
-pub(crate) fn structure(masked: &str) -> (Vec<Heading>, Vec<String>, Vec<Task>) {
+/// What [`structure`] reads from a note's lines.
+pub(crate) struct Structure {
+    pub(crate) headings: Vec<Heading>,
+    pub(crate) block_ids: Vec<String>,
+    pub(crate) tasks: Vec<Task>,
+    /// Where each blank line and each heading line starts: the borders of the note's
+    /// paragraphs, lists and sections, which [`WikiLink::block`] counts.
+    pub(crate) breaks: Vec<usize>,
+}
+
+/// Headings, block ids, tasks and paragraph borders, read line by line from the masked text.
+pub(crate) fn structure(masked: &str) -> Structure {
     let mut headings = Vec::new();
     let mut blocks = Vec::new();
     let mut tasks = Vec::new();
+    let mut breaks = Vec::new();
     let bytes = masked.as_bytes();
     // masked code is long runs of spaces: the per-line tests below must not walk them char by
     // char; and a line is searched for a block id only when a `^` is known to be on it
@@ -626,13 +647,17 @@ pub(crate) fn structure(masked: &str) -> (Vec<Heading>, Vec<String>, Vec<Task>) 
     while start < bytes.len() {
         let end = ends.next().unwrap_or(bytes.len());
         let line = &masked[start..end];
+        let line_start = start;
         line_no += 1;
         while carets.next_if(|&c| c < start).is_some() {}
         let has_caret = carets.peek().is_some_and(|&c| c < end);
         start = end + 1;
         let trimmed = line.trim_end_matches('\r');
         let lead = match trimmed.bytes().find(|&b| b != b' ' && b != b'\t') {
-            None => continue,
+            None => {
+                breaks.push(line_start);
+                continue;
+            }
             // a non-ASCII byte may start Unicode whitespace
             Some(b) if b >= 0x80 => trimmed.trim_start().bytes().next(),
             Some(b) => Some(b),
@@ -643,6 +668,7 @@ pub(crate) fn structure(masked: &str) -> (Vec<Heading>, Vec<String>, Vec<Task>) 
             if (1..=6).contains(&hashes)
                 && (rest.is_empty() || rest.starts_with(' ') || rest.starts_with('\t'))
             {
+                breaks.push(line_start);
                 headings.push(Heading {
                     level: hashes as u8,
                     text: rest.trim().trim_end_matches('#').trim().to_string(),
@@ -664,7 +690,12 @@ pub(crate) fn structure(masked: &str) -> (Vec<Heading>, Vec<String>, Vec<Task>) 
             });
         }
     }
-    (headings, blocks, tasks)
+    Structure {
+        headings,
+        block_ids: blocks,
+        tasks,
+        breaks,
+    }
 }
 
 #[cfg(test)]

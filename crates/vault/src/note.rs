@@ -120,12 +120,21 @@ impl Note {
         let line_offset = memchr::memchr_iter(b'\n', &body_text.as_bytes()[..body_start]).count();
         let shift_body = |r: Range<usize>| r.start + offset..r.end + offset;
         let shift = |r: Range<usize>| r.start + bom..r.end + bom;
+        let markdown::Structure {
+            mut headings,
+            block_ids,
+            mut tasks,
+            breaks,
+        } = markdown::structure(&masked);
+        let block_at = |at: usize| breaks.partition_point(|&b| b < at) as u32;
         let mut wikilinks = markdown::wikilinks(&masked);
         for l in &mut wikilinks {
+            l.block = block_at(l.span.start);
             l.span = shift_body(l.span.clone());
         }
         let mut markdown_links = markdown::markdown_links(&masked);
         for l in &mut markdown_links {
+            l.block = block_at(l.span.start);
             l.span = shift_body(l.span.clone());
             l.dest_span = shift_body(l.dest_span.clone());
         }
@@ -134,7 +143,6 @@ impl Note {
             .map(|t| t.1)
             .collect();
         tags.extend(fm_tags);
-        let (mut headings, block_ids, mut tasks) = markdown::structure(&masked);
         for h in &mut headings {
             h.line += line_offset;
         }
@@ -439,6 +447,21 @@ mod tests {
     }
 
     #[test]
+    fn links_know_the_paragraph_list_or_section_they_are_written_in() {
+        let text = "---\nup: \"[[Home]]\"\n---\nsee [[A]] and\n- [[B]]\n- [b](B.md)\n\n[[C]]\n## More\n[[D]]\n```\n[[not a link]]\n\n```\n[[E]]\n";
+        let note = Note::parse_text("n.md", text);
+        let blocks: Vec<(&str, u32)> = note
+            .wikilinks
+            .iter()
+            .map(|l| (l.target.as_str(), l.block))
+            .collect();
+        // a blank line, a heading and each line of a fenced block (blank once masked) is a
+        // border: numbers grow, links with no border between them share one
+        assert_eq!(blocks, [("A", 0), ("B", 0), ("C", 1), ("D", 2), ("E", 6)]);
+        assert_eq!(note.markdown_links[0].block, 0);
+    }
+
+    #[test]
     fn invalid_yaml_is_kept_as_an_error_with_a_line() {
         let note = Note::parse_text("n.md", "---\na: 1\nb: [unclosed\n---\n#tag");
         match note.frontmatter {
@@ -537,10 +560,10 @@ mod tests {
                     .map(|l| l.dest_span.start + skip..l.dest_span.end + skip)
                     .collect();
                 prop_assert_eq!(note.markdown_links.iter().map(|l| l.dest_span.clone()).collect::<Vec<_>>(), md);
-                let (headings, blocks, tasks) = markdown::structure(&masked);
-                prop_assert_eq!(&note.headings, &headings);
-                prop_assert_eq!(&note.block_ids, &blocks);
-                prop_assert_eq!(&note.tasks, &tasks);
+                let st = markdown::structure(&masked);
+                prop_assert_eq!(&note.headings, &st.headings);
+                prop_assert_eq!(&note.block_ids, &st.block_ids);
+                prop_assert_eq!(&note.tasks, &st.tasks);
                 let inline: Vec<String> = markdown::tags_outside_links(&masked).into_iter().map(|t| t.1).collect();
                 prop_assert_eq!(&note.tags[..inline.len()], &inline[..]);
             }

@@ -121,7 +121,13 @@ fn markdown_links_decode_and_skip_urls() {
 
 #[test]
 fn structure_reads_headings_blocks_tasks() {
-    let (h, b, t) = structure("# One\ntext ^abc-1\n- [ ] do it\n- [x] done\n#tag");
+    let Structure {
+        headings: h,
+        block_ids: b,
+        tasks: t,
+        breaks,
+    } = structure("# One\ntext ^abc-1\n- [ ] do it\n- [x] done\n#tag");
+    assert_eq!(breaks, [0]);
     assert_eq!(h.len(), 1);
     assert_eq!(b, vec!["abc-1"]);
     assert_eq!(t.len(), 2);
