@@ -278,7 +278,7 @@ pub struct LinkGraph {
 /// [`lists_the_vault`]): nothing is listed with anything in it.
 const MAX_LINKS_TO_LIST: usize = MAX_LINKS_TO_COCITE;
 
-/// Where note `s`'s wikilinks and Markdown links in `block` are (links are in text order, so
+/// Where a note's wikilinks and Markdown links in `block` are (links are in text order, so
 /// their blocks never decrease).
 fn block_ranges(note: &Note, block: u32) -> (Range<usize>, Range<usize>) {
     let wiki = &note.wikilinks;
@@ -289,7 +289,7 @@ fn block_ranges(note: &Note, block: u32) -> (Range<usize>, Range<usize>) {
     )
 }
 
-/// How many links note `s` writes in `block`, resolved or not.
+/// How many links a note writes in `block`, resolved or not.
 fn links_written_in(note: &Note, block: u32) -> usize {
     let (wiki, md) = block_ranges(note, block);
     wiki.len() + md.len()
@@ -326,8 +326,8 @@ fn listed_weights((listed, folders): &Listing, own: Feature, out: &mut Vec<(Feat
     }
 }
 
-/// The links of note `s` grouped by block: (block, its resolved links (note, by a wikilink),
-/// each note once, a wikilink preferred), blocks in order.
+/// A note's resolved links grouped by block: (block, its links (note, by a wikilink), each
+/// note once, a wikilink preferred), blocks in order.
 fn blocks_of(mut cited: Vec<Cited>) -> Vec<(u32, Vec<(usize, bool)>)> {
     cited.sort_unstable_by_key(|&(t, b, wiki)| (b, t, !wiki));
     cited.dedup_by_key(|&mut (t, b, _)| (b, t));
@@ -528,11 +528,13 @@ pub fn with_links_given(
     merge_sorted(content, sorted(links))
 }
 
+/// The link features of note `idx` added to `content`; `backlinks` are the wikilinks reaching
+/// it, as [`Vault::links_to`] gives them (linking note, index in its wikilinks).
 fn add_links(
     vault: &Vault,
     idx: usize,
     content: Vec<(Feature, f32)>,
-    link_ins: &[(usize, usize)],
+    backlinks: &[(usize, usize)],
     names: Option<&mut FxHashMap<Feature, String>>,
 ) -> Vec<(Feature, f32)> {
     // `content` is already in feature order: the few link features are gathered apart and
@@ -541,7 +543,7 @@ fn add_links(
         weights: FxHashMap::default(),
         names,
     };
-    let incoming: Vec<usize> = link_ins.iter().map(|&(s, _)| s).collect();
+    let incoming: Vec<usize> = backlinks.iter().map(|&(s, _)| s).collect();
     for other in linked_notes(vault, idx, incoming.iter().copied()) {
         links.add('f', &[folder_of(&vault.notes[other].path)], W_LINK_FOLDER);
     }
@@ -564,7 +566,7 @@ fn add_links(
     };
     let cited = cocited_folders(idx, own, &incoming, source);
     // the same blocks in the same order as the graph's, so the same sums to the bit
-    let mut listed_by: Vec<(usize, u32)> = link_ins
+    let mut listed_by: Vec<(usize, u32)> = backlinks
         .iter()
         .filter(|&&(s, _)| s != idx)
         .map(|&(s, i)| (s, vault.notes[s].wikilinks[i].block))
