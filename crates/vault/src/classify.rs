@@ -344,11 +344,23 @@ type Cited = (usize, u32, bool);
 /// The notes note `idx` links to, by wikilinks and Markdown links.
 fn cited_blocks(vault: &Vault, idx: usize) -> Vec<Cited> {
     let note = &vault.notes[idx];
-    vault.resolved[idx]
+    cited_in(
+        vault,
+        idx,
+        0..note.wikilinks.len(),
+        0..note.markdown_links.len(),
+    )
+}
+
+/// The notes reached by note `idx`'s wikilinks `wiki` and Markdown links `md` (ranges of its
+/// lists), itself left out.
+fn cited_in(vault: &Vault, idx: usize, wiki: Range<usize>, md: Range<usize>) -> Vec<Cited> {
+    let note = &vault.notes[idx];
+    vault.resolved[idx][wiki.clone()]
         .iter()
-        .zip(&note.wikilinks)
+        .zip(&note.wikilinks[wiki])
         .filter_map(|(r, l)| Some((r.file()?, l.block, true)))
-        .chain(note.markdown_links.iter().filter_map(|l| {
+        .chain(note.markdown_links[md].iter().filter_map(|l| {
             let f = super::rewrite::resolve_any(&vault.files, &note.path, &l.target, true)?;
             Some((f, l.block, false))
         }))
@@ -360,19 +372,8 @@ fn cited_blocks(vault: &Vault, idx: usize) -> Vec<Cited> {
 /// The resolved links of note `s` in `block`, as [`blocks_of`] gives them: only that block's
 /// links are resolved (a home page's other lists are not).
 fn block_links(vault: &Vault, s: usize, block: u32) -> Vec<(usize, bool)> {
-    let note = &vault.notes[s];
-    let (wiki, md) = block_ranges(note, block);
-    let cited: Vec<Cited> = vault.resolved[s][wiki]
-        .iter()
-        .filter_map(|r| Some((r.file()?, block, true)))
-        .chain(note.markdown_links[md].iter().filter_map(|l| {
-            let f = super::rewrite::resolve_any(&vault.files, &note.path, &l.target, true)?;
-            Some((f, block, false))
-        }))
-        .filter_map(|(f, b, wiki)| Some((vault.note_of_file(f)?, b, wiki)))
-        .filter(|&(n, _, _)| n != s)
-        .collect();
-    blocks_of(cited)
+    let (wiki, md) = block_ranges(&vault.notes[s], block);
+    blocks_of(cited_in(vault, s, wiki, md))
         .pop()
         .map(|(_, links)| links)
         .unwrap_or_default()
