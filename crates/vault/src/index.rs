@@ -19,8 +19,9 @@ use super::resolve::Resolution;
 /// Bump when the layout of [`Note`] or of this file changes, or when the rules that fill a
 /// `Note` change (7: container-aware code masking, `[[]]` is text): an older index is then
 /// rebuilt instead of answering with links read by the old rules; 8: the filing classifier's
-/// store next to it, [`crate::feature_store`]).
-pub(crate) const FORMAT: u32 = 9;
+/// store next to it, [`crate::feature_store`]; 10: a tab before a quote's `>` indents what
+/// follows the marker, as in pulldown-cmark).
+pub(crate) const FORMAT: u32 = 10;
 /// How close to the index's own time a modification must be to be distrusted.
 pub(crate) const RACY_NS: i128 = 2_000_000_000;
 /// Notes per independently encoded chunk: chunks are encoded and decoded in parallel.

@@ -107,6 +107,10 @@ enum Leaf {
 struct Cursor {
     pos: usize,
     col: usize,
+    /// Columns of a tab before a quote's `>` that the quote's indent did not use: pulldown-cmark
+    /// counts them as whitespace after the `>` (`\t>` in a quote: three columns before the
+    /// marker, one after it, eaten by the marker's optional space).
+    virt: usize,
 }
 
 /// What the block structure of the current line is so far.
@@ -195,7 +199,14 @@ impl<'a> Scanner<'a> {
             p += 1;
         }
         work(p - c.pos + 1);
-        (col - c.col, Cursor { pos: p, col })
+        (
+            c.virt + col - c.col,
+            Cursor {
+                pos: p,
+                col,
+                virt: 0,
+            },
+        )
     }
 
     /// Whether `pos..end` holds only whitespace (a vertical tab and a form feed count, as for
@@ -209,6 +220,9 @@ impl<'a> Scanner<'a> {
 
     /// Moves `c` forward by `n` columns of whitespace, splitting a tab when needed.
     fn advance_cols(&self, c: &mut Cursor, mut n: usize, end: usize) {
+        let from_virt = c.virt.min(n);
+        c.virt -= from_virt;
+        n -= from_virt;
         while n > 0 && c.pos < end {
             work(1);
             match self.b[c.pos] {
@@ -234,7 +248,14 @@ impl<'a> Scanner<'a> {
 
     fn line(&mut self, start: usize, end: usize) {
         // 1. which open containers does this line continue?
-        let (matched, cur) = self.continue_containers(Cursor { pos: start, col: 0 }, end);
+        let (matched, cur) = self.continue_containers(
+            Cursor {
+                pos: start,
+                col: 0,
+                virt: 0,
+            },
+            end,
+        );
         let all_matched = matched == self.containers.len();
         // 2. a fence, HTML block or indented block in a fully continued container goes on
         if all_matched && self.continue_leaf(cur, end) {
@@ -289,9 +310,10 @@ impl<'a> Scanner<'a> {
 
     fn continue_quote(&self, cur: Cursor, end: usize) -> Option<Cursor> {
         // up to 3 columns of indent before `>`, as pulldown-cmark counts them: a tab that
-        // starts within those columns counts as reaching the marker
+        // starts within those columns counts as reaching the marker, and the columns of it
+        // past the third count after the marker
         let mut q = cur;
-        let mut used = 0;
+        let mut used = q.virt;
         while used < 3 && q.pos < end && matches!(self.b[q.pos], b' ' | b'\t') {
             let w = if self.b[q.pos] == b'\t' {
                 4 - q.col % 4
@@ -308,9 +330,10 @@ impl<'a> Scanner<'a> {
         let mut inside = Cursor {
             pos: q.pos + 1,
             col: q.col + 1,
+            virt: used.saturating_sub(3),
         };
         // one optional space (or one column of a tab) after `>`
-        if inside.pos < end && matches!(self.b[inside.pos], b' ' | b'\t') {
+        if inside.virt > 0 || inside.pos < end && matches!(self.b[inside.pos], b' ' | b'\t') {
             self.advance_cols(&mut inside, 1, end);
         }
         Some(inside)
@@ -401,6 +424,7 @@ impl<'a> Scanner<'a> {
             let mut inside = Cursor {
                 pos: p + 1,
                 col: first.col + 1,
+                virt: 0,
             };
             if inside.pos < end && matches!(self.b[inside.pos], b' ' | b'\t') {
                 self.advance_cols(&mut inside, 1, end);
@@ -474,6 +498,7 @@ impl<'a> Scanner<'a> {
         let after_marker = Cursor {
             pos: first.pos + marker,
             col: first.col + marker,
+            virt: 0,
         };
         // columns of whitespace after the marker, tab stops counted from the line
         let (spaces_cols, _) = self.indent(after_marker, end);

@@ -52,6 +52,17 @@ fn four_space_indent_is_not_a_fence_and_not_masked() {
 }
 
 #[test]
+fn a_tab_before_a_quote_marker_indents_what_follows_it() {
+    // the tab's fourth column counts after the `>` (pulldown-cmark): `\t>    ```` in a quote
+    // holds four columns of indent, which cannot interrupt a paragraph, so the link is read
+    let masked = mask("> [!note]\n\t>    ```\n> [[A]]\n", None);
+    assert_eq!(wikilinks(&masked).len(), 1);
+    // with three columns before the marker and none after, it opens a fence
+    let masked = mask(">\n   >    ```\n> [[C]]\n", None);
+    assert!(wikilinks(&masked).is_empty());
+}
+
+#[test]
 fn code_spans_need_equal_runs() {
     let masked = mask("`[[A]]` ``[[B]]` still`` ``[[C]]", None);
     let targets: Vec<_> = wikilinks(&masked).into_iter().map(|l| l.target).collect();
