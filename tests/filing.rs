@@ -279,3 +279,155 @@ fn a_note_linking_to_a_note_filed_in_the_same_run_follows_it() {
         "{text}"
     );
 }
+
+/// A journal kept by year and month (`Journal/2024/01/2024-01-04.md`, fifteen months, every
+/// day the same template and words from one small pool, so only the date tells the months
+/// apart).
+fn journal_by_month() -> Vec<(String, String)> {
+    const POOL: [&str; 19] = [
+        "walk", "read", "cook", "call", "rain", "sun", "tired", "garden", "train", "work",
+        "meeting", "lunch", "coffee", "book", "film", "friend", "run", "swim", "shop",
+    ];
+    const MONTHS: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    let mut files: Vec<(String, String)> = Vec::new();
+    for m in 0..15 {
+        let (year, month) = (2024 + m / 12, m % 12 + 1);
+        for day in (1..29).step_by(3) {
+            let words: Vec<&str> = (0..12)
+                .map(|k| POOL[(day * 7 + month * 3 + k * 5) % POOL.len()])
+                .collect();
+            files.push((
+                format!("Journal/{year}/{month:02}/{year}-{month:02}-{day:02}.md"),
+                format!(
+                    "# {day} {} {year}\n\n## Log\n{}\n\n## Tomorrow\n- [ ] {}\n",
+                    MONTHS[month - 1],
+                    words.join(" "),
+                    POOL[(day + month) % POOL.len()]
+                ),
+            ));
+        }
+    }
+    files
+}
+
+/// Topic folders, each with its prose in `theory/` and three drawings in `drawings/`.
+fn topics_with_drawings() -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = Vec::new();
+    for (topic, w) in [
+        (
+            "Git",
+            [
+                "commit", "branch", "rebase", "merge", "stash", "remote", "tag", "fetch",
+            ],
+        ),
+        (
+            "Docker",
+            [
+                "image",
+                "container",
+                "volume",
+                "compose",
+                "layer",
+                "registry",
+                "network",
+                "port",
+            ],
+        ),
+        (
+            "Python",
+            [
+                "generator",
+                "decorator",
+                "iterator",
+                "asyncio",
+                "pip",
+                "venv",
+                "typing",
+                "dataclass",
+            ],
+        ),
+    ] {
+        let t = topic.to_lowercase();
+        for i in 0..10 {
+            let word = |k: usize| w[(i + k) % 8];
+            files.push((
+                format!("{topic}/theory/{} {i}.md", word(0)),
+                format!(
+                    "# {}\n\n{t} {} works with {}, then {} and {}; {t} {}.\n",
+                    word(0),
+                    word(0),
+                    word(1),
+                    word(3),
+                    word(5),
+                    word(2)
+                ),
+            ));
+        }
+        for i in 0..3 {
+            files.push((
+                format!("{topic}/drawings/{} sketch.excalidraw.md", w[i]),
+                format!(
+                    "---\nexcalidraw-plugin: parsed\n---\n# Excalidraw Data\n## Text Elements\n{} ^a{i}\n\n{} ^b{i}\n\n%%\n## Drawing\n```compressed-json\nN4Ig{i}\n```\n%%\n",
+                    w[i],
+                    w[i + 4]
+                ),
+            ));
+        }
+    }
+    files
+}
+
+/// The journal and the topics together, and crew adopted into it.
+fn dated_and_kinded_vault(extra: &[(&str, &str)]) -> assert_fs::TempDir {
+    let mut files = journal_by_month();
+    files.extend(topics_with_drawings());
+    files.push(("00-Inbox/.keep.md".into(), String::new()));
+    for (p, t) in extra {
+        files.push((p.to_string(), t.to_string()));
+    }
+    files.push((".crew/config.yaml".into(), "adopted: true\n".into()));
+    common::vault_of(&files)
+}
+
+#[test]
+fn a_daily_note_goes_to_its_month_and_a_drawing_to_its_topics_drawings() {
+    // without the date in its name the daily note is as like March 2024's notes as March
+    // 2025's and stays; without comparing drawings across topics the drawing, its text
+    // written like Git's prose, goes beside that prose
+    let v = dated_and_kinded_vault(&[
+        (
+            "00-Inbox/2025-03-12.md",
+            "# 12 March 2025\n\n## Log\nrain coffee book friend walk swim cook\n\n## Tomorrow\n- [ ] call\n",
+        ),
+        (
+            "00-Inbox/rebase flow.excalidraw.md",
+            "---\nexcalidraw-plugin: parsed\n---\n# Excalidraw Data\n## Text Elements\ngit rebase works with merge ^a\n\nthen fetch and commit; git branch ^b\n\n%%\n## Drawing\n```compressed-json\nN4Iq\n```\n%%\n",
+        ),
+    ]);
+    let j = json_of(crew(v.path()).args(["ask", "--json", "file my notes"]));
+    let text = j["chain"][0]["output"].as_str().unwrap_or_default();
+    assert!(
+        v.path().join("Journal/2025/03/2025-03-12.md").exists(),
+        "{text}"
+    );
+    assert!(
+        v.path()
+            .join("Git/drawings/rebase flow.excalidraw.md")
+            .exists(),
+        "{text}"
+    );
+    assert!(text.contains("dated 2025-03"), "{text}");
+}

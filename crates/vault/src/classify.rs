@@ -9,7 +9,11 @@
 //! same paragraph, list or section), and the shape of its name. A feature weighs by its
 //! rarity (IDF) and by how much the notes having it keep to one folder. A query note gets a
 //! score per folder from two views that fail differently: a vote of its nearest neighbours
-//! (cosine similarity, `K` of them) and its similarity to each folder's centroid. The margin
+//! (cosine similarity, `K` of them) and its similarity to each folder's centroid. Where folders
+//! named alike sit under several parents (`Git/theory` and `Git/excalidraw`, `Docker/theory`
+//! and `Docker/excalidraw`), a parent's score is shared among its children half by their own
+//! scores and half by how much the note resembles each kind under the other parents: the
+//! topic's words pick the parent, the kind's hallmarks the child. The margin
 //! between the best folder and the next is the confidence; [`Model::calibrate`] finds, by
 //! leave-one-out over filed notes, the margin above which filing reaches a precision target.
 //!
@@ -27,7 +31,7 @@ use super::note::Note;
 /// The version of what a note's content features are and of how a calibration is computed:
 /// stored features and calibrations of another version are not reused, so a crew that reads
 /// notes or calibrates differently does not inherit an older one's results.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 /// Neighbours that vote.
 const K: usize = 10;
@@ -52,6 +56,8 @@ const W_LISTED: f32 = 16.0;
 /// A note with more links than this cites nothing beside anything.
 const MAX_LINKS_TO_COCITE: usize = 1000;
 const W_SHAPE: f32 = 1.0;
+/// The year and the month of a date in the note's name.
+const W_DATE: f32 = 2.0;
 
 fn tokens(text: &str) -> impl Iterator<Item = &str> + '_ {
     text.split(|c: char| !c.is_alphanumeric()).filter(|w| {
@@ -145,6 +151,38 @@ fn name_shapes(name: &str) -> Vec<&'static str> {
         out.push("long");
     }
     out
+}
+
+/// The year and month of the first date in a note's name: `2024-01-15`, `2024_01`,
+/// `2024.01.15`, or the start of a run of at least 8 digits (`20240115`, a zettel id
+/// `202401151230`), from 1900 to 2099.
+fn name_date(name: &str) -> Option<(&str, &str)> {
+    let b = name.as_bytes();
+    let digits_at = |at: usize, n: usize| {
+        b.get(at..at + n)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+    };
+    let month_ok = |m: &[u8]| matches!((m[0], m[1]), (b'0', b'1'..=b'9') | (b'1', b'0'..=b'2'));
+    (0..b.len()).find_map(|at| {
+        let starts_run = at == 0 || !b[at - 1].is_ascii_digit();
+        let century = b.get(at..at + 2).is_some_and(|c| c == b"19" || c == b"20");
+        if !starts_run || !century || !digits_at(at, 4) {
+            return None;
+        }
+        let run = b[at..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let month_at = match run {
+            4 if matches!(b.get(at + 4), Some(b'-' | b'_' | b'.')) && digits_at(at + 5, 2) => {
+                let after = b.get(at + 7);
+                after
+                    .is_none_or(|c| !c.is_ascii_digit())
+                    .then_some(at + 5)?
+            }
+            8.. => at + 4,
+            _ => return None,
+        };
+        month_ok(&b[month_at..month_at + 2])
+            .then(|| (&name[at..at + 4], &name[month_at..month_at + 2]))
+    })
 }
 
 /// Where a path-like value's parents end: at each `/` with something before and after it
@@ -242,6 +280,12 @@ pub fn content_features(
     }
     for shape in name_shapes(note.name()) {
         c.add('s', &[shape], W_SHAPE);
+    }
+    // a daily note's year and month: where notes are kept by date (`Journal/2024/01`), they
+    // are what places it; where they are not, they spread over the folders and weigh little
+    if let Some((year, month)) = name_date(note.name()) {
+        c.add('d', &[year], W_DATE);
+        c.add('d', &[year, "-", month], W_DATE);
     }
     sorted(c.weights)
 }
@@ -731,8 +775,9 @@ pub struct FolderScore {
     /// The folder, vault-relative.
     pub folder: String,
     /// Its score: the nearest neighbours' vote and the similarity to the folder's centroid,
-    /// weighted 60/40, plus a small bonus when the note's words name the folder. Meant to be
-    /// compared between folders for one note, not between notes.
+    /// weighted 60/40, shared among folders of a kind under one parent, plus a small bonus
+    /// when the note's words name the folder. Meant to be compared between folders for one
+    /// note, not between notes.
     pub score: f32,
     /// The shared features that weighed most, readable ("template line 'Designed by'").
     pub evidence: Vec<String>,
@@ -775,6 +820,17 @@ pub struct Model {
     postings: Vec<Vec<(u32, f32)>>,
     /// For each folder, the feature ids of the words of its last segment.
     folder_words: Vec<Vec<u32>>,
+    /// Folders named alike under different parents (`Git/excalidraw`, `Docker/excalidraw`):
+    /// each such kind's folders' sums pooled.
+    kinds: Vec<FxHashMap<u32, f32>>,
+    /// Each folder's kind, when its last name recurs under another parent.
+    kind_of: Vec<Option<u32>>,
+    /// For a folder of a kind, the squared length of its kind's sum without it.
+    elsewhere_norms: Vec<f32>,
+    /// The folders of a kind under one parent (`Git/theory`, `Git/excalidraw`), and each
+    /// such folder's family.
+    families: Vec<Vec<usize>>,
+    family_of: Vec<usize>,
 }
 
 /// How one feature's training notes spread over the folders: what its weight was learned
@@ -820,6 +876,10 @@ const VIEW_NEIGHBOURS: f32 = 0.6;
 const VIEW_CENTROID: f32 = 0.4;
 /// A bonus when the note's words name the folder.
 const FOLDER_NAME_BONUS: f32 = 0.1;
+/// How much of a folder's own score it keeps when its parent's is shared among kinds.
+const KIND_KEEP: f32 = 0.5;
+/// How many of the best folders of a kind have their parent's score shared.
+const KIND_LEADING: usize = 4;
 /// How much a feature that sticks to one folder weighs over its IDF: up to 1 + this.
 const W_CONCENTRATION: f32 = 3.0;
 /// Notes counted against a feature's concentration, so that a feature seen in few notes is
@@ -883,6 +943,11 @@ impl Model {
             sums: Vec::new(),
             postings: Vec::new(),
             folder_words: Vec::new(),
+            kinds: Vec::new(),
+            kind_of: Vec::new(),
+            elsewhere_norms: Vec::new(),
+            families: Vec::new(),
+            family_of: Vec::new(),
         };
         // each example's kept features by id, then how much each feature sticks to one folder
         let examples: Vec<Counted> = examples
@@ -929,6 +994,7 @@ impl Model {
         for (sum, norm) in &mut model.sums {
             *norm = sum.values().map(|w| w * w).sum();
         }
+        model.pool_kinds();
         model.folder_words = model
             .folders
             .iter()
@@ -940,6 +1006,71 @@ impl Model {
             })
             .collect();
         model
+    }
+
+    /// Groups the folders whose last name recurs under two parents or more into kinds and
+    /// pools each kind's sums.
+    fn pool_kinds(&mut self) {
+        let mut by_name: FxHashMap<String, Vec<usize>> = FxHashMap::default();
+        for (fid, f) in self.folders.iter().enumerate() {
+            if let Some((_, last)) = f.rsplit_once('/') {
+                by_name.entry(last.to_lowercase()).or_default().push(fid);
+            }
+        }
+        let mut groups: Vec<Vec<usize>> = by_name.into_values().filter(|g| g.len() >= 2).collect();
+        groups.sort();
+        self.kind_of = vec![None; self.folders.len()];
+        self.kinds = groups
+            .iter()
+            .enumerate()
+            .map(|(k, g)| {
+                let mut sum: FxHashMap<u32, f32> = FxHashMap::default();
+                for &fid in g {
+                    self.kind_of[fid] = Some(k as u32);
+                    for (f, w) in &self.sums[fid].0 {
+                        *sum.entry(*f).or_default() += w;
+                    }
+                }
+                sum
+            })
+            .collect();
+        let mut by_parent: FxHashMap<&str, usize> = FxHashMap::default();
+        self.families.clear();
+        self.family_of = vec![usize::MAX; self.folders.len()];
+        for (fid, f) in self.folders.iter().enumerate() {
+            if self.kind_of[fid].is_none() {
+                continue;
+            }
+            let parent = f.rsplit_once('/').map_or("", |(p, _)| p);
+            let family = *by_parent.entry(parent).or_insert_with(|| {
+                self.families.push(Vec::new());
+                self.families.len() - 1
+            });
+            self.families[family].push(fid);
+            self.family_of[fid] = family;
+        }
+        // |kind − folder|² = |kind|² − 2 kind·folder + |folder|², over the folder's features
+        // only, in f64: the kind less one large folder can be small beside either
+        let kind_norms: Vec<f64> = self
+            .kinds
+            .iter()
+            .map(|sum| sum.values().map(|w| f64::from(*w) * f64::from(*w)).sum())
+            .collect();
+        self.elsewhere_norms = (0..self.folders.len())
+            .map(|fid| {
+                let Some(k) = self.kind_of[fid] else {
+                    return 0.0;
+                };
+                let kind = &self.kinds[k as usize];
+                let (mut cross, mut here_norm) = (0.0f64, 0.0f64);
+                for (f, w) in &self.sums[fid].0 {
+                    let w = f64::from(*w);
+                    cross += w * f64::from(kind.get(f).copied().unwrap_or(0.0));
+                    here_norm += w * w;
+                }
+                (kind_norms[k as usize] - 2.0 * cross + here_norm).max(0.0) as f32
+            })
+            .collect();
     }
 
     /// Folders the model knows, with their number of examples.
@@ -1201,6 +1332,7 @@ impl Model {
                 *scores.entry(*fid).or_default() += VIEW_CENTROID * c / cos_total;
             }
         }
+        self.share_by_kind(q, left_out, &allowed_folder, &mut scores);
         // words naming the folder: a small bonus to folders already in the running
         for (fid, score) in scores.iter_mut() {
             let words = &self.folder_words[*fid];
@@ -1235,16 +1367,118 @@ impl Model {
         Guess { ranked, margin }
     }
 
+    /// Shares each parent's score among its children of a kind by how the note resembles each
+    /// kind across the vault: a drawing of Git's goes to `Git/excalidraw` though its words are
+    /// those of `Git/theory`.
+    fn share_by_kind(
+        &self,
+        q: &[(u32, f32)],
+        left_out: Option<&LeftOut>,
+        allowed_folder: &[bool],
+        scores: &mut FxHashMap<usize, f32>,
+    ) {
+        if self.kinds.is_empty() {
+            return;
+        }
+        // only the parents of the leading folders: sharing keeps a parent's total, and a
+        // guess reads its first folders (sharing every parent's would cost a calibration on a
+        // vault of many projects, each with its `notes` and `meetings`, seconds)
+        let mut leading: Vec<(usize, f32)> = scores
+            .iter()
+            .filter(|(fid, _)| self.kind_of[**fid].is_some())
+            .map(|(fid, s)| (*fid, *s))
+            .collect();
+        leading.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut families: Vec<usize> = leading
+            .iter()
+            .take(KIND_LEADING)
+            .map(|(fid, _)| self.family_of[*fid])
+            .collect();
+        families.sort_unstable();
+        families.dedup();
+        for family in families {
+            let children: Vec<usize> = self.families[family]
+                .iter()
+                .copied()
+                .filter(|c| allowed_folder[*c])
+                .collect();
+            if children.len() < 2 {
+                continue;
+            }
+            let total: f32 = children.iter().filter_map(|c| scores.get(c)).sum();
+            if total <= 0.0 {
+                continue;
+            }
+            let shares: Vec<f32> = children
+                .iter()
+                .map(|&c| self.like_kind_elsewhere(q, left_out, c))
+                .collect();
+            let share_total: f32 = shares.iter().sum();
+            if share_total <= 0.0 {
+                continue;
+            }
+            for (&c, share) in children.iter().zip(shares) {
+                let own = scores.get(&c).copied().unwrap_or(0.0);
+                let shared = total * share / share_total;
+                let new = KIND_KEEP * own + (1.0 - KIND_KEEP) * shared;
+                if new > 0.0 {
+                    scores.insert(c, new);
+                }
+            }
+        }
+    }
+
+    /// The cosine of `q` with the folders of `fid`'s kind under other parents: how much the
+    /// note is of that kind, its topic's words (those of `fid`'s parent) left aside.
+    fn like_kind_elsewhere(&self, q: &[(u32, f32)], left_out: Option<&LeftOut>, fid: usize) -> f32 {
+        let Some(k) = self.kind_of[fid] else {
+            return 0.0;
+        };
+        let kind = &self.kinds[k as usize];
+        let here = &self.sums[fid].0;
+        let value =
+            |f: &u32| kind.get(f).copied().unwrap_or(0.0) - here.get(f).copied().unwrap_or(0.0);
+        let norm = self.elsewhere_norms[fid];
+        let (d, n2) = match left_out {
+            None => (q.iter().map(|(f, w)| w * value(f)).sum(), norm),
+            Some(l) => {
+                let doc_folder = self.docs[l.doc].1;
+                let own = doc_folder != fid && self.kind_of[doc_folder] == Some(k);
+                self.dot_left_out(q, l, value, norm, own)
+            }
+        };
+        if n2 > 1e-6 && d > 0.0 {
+            d / n2.sqrt()
+        } else {
+            0.0
+        }
+    }
+
     /// The dot product of `q` (the left-out document, reweighed) with folder `fid`'s sum and
     /// the sum's squared length, the document taken out of the sum and its features reweighed
     /// in it as in `q`.
     fn centroid_left_out(&self, q: &[(u32, f32)], l: &LeftOut, fid: usize) -> (f32, f32) {
         let (sum, norm) = &self.sums[fid];
-        let (_, own_fid, v) = &self.docs[l.doc];
-        let own = *own_fid == fid;
-        let (mut d, mut n2) = (0.0f32, *norm);
+        let own = self.docs[l.doc].1 == fid;
+        self.dot_left_out(q, l, |f| sum.get(f).copied().unwrap_or(0.0), *norm, own)
+    }
+
+    /// The dot product of `q` (the left-out document, reweighed) with a sum of documents
+    /// (`value` of each feature; `norm`, its squared length) and the sum's squared length, the
+    /// document taken out of the sum when it is `own` and its features reweighed in it as in
+    /// `q`.
+    fn dot_left_out(
+        &self,
+        q: &[(u32, f32)],
+        l: &LeftOut,
+        value: impl Fn(&u32) -> f32,
+        norm: f32,
+        own: bool,
+    ) -> (f32, f32) {
+        let (_, _, v) = &self.docs[l.doc];
+        let (mut d, mut n2) = (0.0f32, norm);
         for ((&(f, qw), &(_, vw)), r) in q.iter().zip(v).zip(l.ratios) {
-            let s = sum.get(&f).copied().unwrap_or(0.0);
+            let s = value(&f);
             let kept = (if own { s - vw } else { s }) * r;
             d += qw * kept;
             n2 += kept * kept - s * s;
@@ -1365,6 +1599,7 @@ fn readable(feature: &str) -> String {
         "c" => format!("cited beside notes in {rest}/"),
         "b" => format!("listed with notes in {rest}/"),
         "s" => format!("{rest} name"),
+        "d" => format!("dated {rest}"),
         _ => feature.to_string(),
     }
 }

@@ -176,6 +176,26 @@ fn a_block_writing_more_links_than_a_neighbourhood_lists_nothing() {
 }
 
 #[test]
+fn a_names_date_gives_its_year_and_month() {
+    for (name, date) in [
+        ("2024-01-15", Some(("2024", "01"))),
+        ("Standup 2023_11_02", Some(("2023", "11"))),
+        ("1999.12", Some(("1999", "12"))),
+        ("202401151230 Borrowing", Some(("2024", "01"))),
+        ("20241301", None),
+        ("2024-13-01", None),
+        ("12024-01-01", None),
+        ("2024-011", None),
+        ("Room 2024", None),
+        ("3024-01-01", None),
+        ("Plan 2025-1", None),
+        ("", None),
+    ] {
+        assert_eq!(name_date(name), date, "{name}");
+    }
+}
+
+#[test]
 fn name_shapes_are_read() {
     assert_eq!(name_shapes("2024-01-02 standup"), vec!["dated"]);
     assert!(name_shapes("Network_Programming_Sockets").contains(&"snake"));
@@ -394,4 +414,73 @@ fn a_word_only_the_left_out_note_has_does_not_name_its_folder() {
         zebra(&truth).unwrap_or(0.0),
     );
     assert!((a - b).abs() < 0.02, "left out {a}, never seen {b}");
+}
+
+/// Three topics, each with notes in `<topic>/theory` (the topic's words in prose) and a few
+/// drawings in `<topic>/drawings` (some of the topic's words, and the words every drawing has).
+fn topics_and_kinds() -> Vec<Example> {
+    let mut ex = Vec::new();
+    for (t, topic) in ["git", "docker", "python"].into_iter().enumerate() {
+        let folder = |kind: &str| format!("{}/{kind}", topic.to_uppercase());
+        for i in 0..10 {
+            let words = format!(
+                "{topic} {topic}{} {topic}{} {topic}{} prose{} prose{}",
+                i % 5,
+                (i + 1) % 5,
+                (i + 2) % 5,
+                i % 4,
+                (i + t) % 4
+            );
+            ex.push((t * 100 + i, folder("theory"), feats(&words)));
+        }
+        for i in 0..3 {
+            let words = format!("{topic}{} excalidraw elements drawing{}", i, i % 2);
+            ex.push((t * 100 + 50 + i, folder("drawings"), feats(&words)));
+        }
+    }
+    ex
+}
+
+#[test]
+fn a_note_goes_to_its_topic_and_its_kind() {
+    let m = Model::train(topics_and_kinds());
+    let drawing = m.guess(&feats("git git1 git3 excalidraw drawing0"), &|_| true, None);
+    assert_eq!(
+        drawing.best().map(|b| b.folder.as_str()),
+        Some("GIT/drawings"),
+        "{drawing:?}"
+    );
+    let prose = m.guess(
+        &feats("docker docker2 docker4 prose1 prose3"),
+        &|_| true,
+        None,
+    );
+    assert_eq!(
+        prose.best().map(|b| b.folder.as_str()),
+        Some("DOCKER/theory"),
+        "{prose:?}"
+    );
+}
+
+#[test]
+fn a_left_out_guess_shares_by_kind_as_a_model_without_the_note() {
+    let ex = topics_and_kinds();
+    let m = Model::train(ex.clone());
+    let mut score_error = 0.0f32;
+    for (d, (idx, _, raw)) in ex.iter().enumerate() {
+        let left_out = m.guess_left_out(d, &|_| true);
+        let without: Vec<Example> = ex.iter().filter(|e| e.0 != *idx).cloned().collect();
+        let truth = Model::train(without).guess(raw, &|_| true, None);
+        assert_eq!(
+            left_out.best().map(|b| &b.folder),
+            truth.best().map(|b| &b.folder),
+            "note {idx}: {left_out:?} / {truth:?}"
+        );
+        for s in &truth.ranked {
+            let found = left_out.ranked.iter().find(|l| l.folder == s.folder);
+            score_error += (found.map_or(0.0, |l| l.score) - s.score).abs();
+        }
+    }
+    let mean = score_error / ex.len() as f32;
+    assert!(mean < 0.004, "mean error of the scores {mean}");
 }
