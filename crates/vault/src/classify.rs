@@ -154,8 +154,8 @@ fn name_shapes(name: &str) -> Vec<&'static str> {
 }
 
 /// The year and month of the first date in a note's name: `2024-01-15`, `2024_01`,
-/// `2024.01.15`, or the start of a run of at least 8 digits (`20240115`, a zettel id
-/// `202401151230`), from 1900 to 2099.
+/// `2024.01.15`, or the start of a run of at least 8 digits with a valid month and day
+/// (`20240115`, a zettel id `202401151230`), from 1900 to 2099.
 fn name_date(name: &str) -> Option<(&str, &str)> {
     let b = name.as_bytes();
     let digits_at = |at: usize, n: usize| {
@@ -177,7 +177,14 @@ fn name_date(name: &str) -> Option<(&str, &str)> {
                     .is_none_or(|c| !c.is_ascii_digit())
                     .then_some(at + 5)?
             }
-            8.. => at + 4,
+            // a compact run needs a day too: `19201080` is a number, not October 1920
+            8.. if matches!(
+                (b[at + 6], b[at + 7]),
+                (b'0', b'1'..=b'9') | (b'1' | b'2', _) | (b'3', b'0' | b'1')
+            ) =>
+            {
+                at + 4
+            }
             _ => return None,
         };
         month_ok(&b[month_at..month_at + 2])
@@ -831,6 +838,9 @@ pub struct Model {
     /// such folder's family.
     families: Vec<Vec<usize>>,
     family_of: Vec<usize>,
+    /// How many folders each kind has, and how many notes each folder.
+    kind_sizes: Vec<u32>,
+    folder_notes: Vec<u32>,
 }
 
 /// How one feature's training notes spread over the folders: what its weight was learned
@@ -948,6 +958,8 @@ impl Model {
             elsewhere_norms: Vec::new(),
             families: Vec::new(),
             family_of: Vec::new(),
+            kind_sizes: Vec::new(),
+            folder_notes: Vec::new(),
         };
         // each example's kept features by id, then how much each feature sticks to one folder
         let examples: Vec<Counted> = examples
@@ -1019,6 +1031,11 @@ impl Model {
         }
         let mut groups: Vec<Vec<usize>> = by_name.into_values().filter(|g| g.len() >= 2).collect();
         groups.sort();
+        self.kind_sizes = groups.iter().map(|g| g.len() as u32).collect();
+        self.folder_notes = vec![0; self.folders.len()];
+        for (_, fid, _) in &self.docs {
+            self.folder_notes[*fid] += 1;
+        }
         self.kind_of = vec![None; self.folders.len()];
         self.kinds = groups
             .iter()
@@ -1396,11 +1413,21 @@ impl Model {
             .collect();
         families.sort_unstable();
         families.dedup();
+        let vanished = left_out
+            .map(|l| self.docs[l.doc].1)
+            .filter(|&fid| self.folder_notes[fid] == 1);
         for family in families {
+            // the children in the running: one with no score of its own is not lifted by its
+            // kind alone (it would tie with the one that scored), and a folder only the
+            // left-out note is in does not exist for it, nor does a kind that folder made
             let children: Vec<usize> = self.families[family]
                 .iter()
                 .copied()
-                .filter(|c| allowed_folder[*c])
+                .filter(|&c| {
+                    allowed_folder[c]
+                        && scores.get(&c).is_some_and(|s| *s > 0.0)
+                        && self.still_a_kind(c, vanished)
+                })
                 .collect();
             if children.len() < 2 {
                 continue;
@@ -1425,6 +1452,19 @@ impl Model {
                     scores.insert(c, new);
                 }
             }
+        }
+    }
+
+    /// Whether folder `fid` is of a kind when folder `vanished` is not there: it is not that
+    /// folder, and its kind has another.
+    fn still_a_kind(&self, fid: usize, vanished: Option<usize>) -> bool {
+        let Some(k) = self.kind_of[fid] else {
+            return false;
+        };
+        match vanished {
+            Some(v) if v == fid => false,
+            Some(v) if self.kind_of[v] == Some(k) => self.kind_sizes[k as usize] > 2,
+            _ => true,
         }
     }
 

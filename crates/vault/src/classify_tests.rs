@@ -183,6 +183,7 @@ fn a_names_date_gives_its_year_and_month() {
         ("1999.12", Some(("1999", "12"))),
         ("202401151230 Borrowing", Some(("2024", "01"))),
         ("20241301", None),
+        ("19201080", None),
         ("2024-13-01", None),
         ("12024-01-01", None),
         ("2024-011", None),
@@ -483,4 +484,39 @@ fn a_left_out_guess_shares_by_kind_as_a_model_without_the_note() {
     }
     let mean = score_error / ex.len() as f32;
     assert!(mean < 0.004, "mean error of the scores {mean}");
+}
+
+#[test]
+fn a_folder_only_the_left_out_note_is_in_does_not_take_a_share() {
+    // PYTHON/drawings holds one drawing: left out, that folder and the kind it made with the
+    // other drawings folders are not there, as for a model that never saw the note
+    let mut ex: Vec<Example> = topics_and_kinds()
+        .into_iter()
+        .filter(|e| e.1 != "PYTHON/drawings")
+        .collect();
+    let lone = (
+        250,
+        "PYTHON/drawings".to_string(),
+        feats("python python1 python2 python3 excalidraw elements"),
+    );
+    ex.push(lone.clone());
+    let m = Model::train(ex.clone());
+    let d = ex.len() - 1;
+    let without = Model::train(ex[..d].to_vec());
+    let every = |_: &str| true;
+    let pythons = |f: &str| f.starts_with("PYTHON");
+    let choices: [&dyn Fn(&str) -> bool; 2] = [&every, &pythons];
+    for allowed in choices {
+        let left_out = m.guess_left_out(d, allowed);
+        let truth = without.guess(&lone.2, allowed, None);
+        assert_eq!(
+            left_out.best().map(|b| &b.folder),
+            truth.best().map(|b| &b.folder),
+            "{left_out:?} / {truth:?}"
+        );
+        assert!(
+            (left_out.margin - truth.margin).abs() < 0.05,
+            "{left_out:?} / {truth:?}"
+        );
+    }
 }
