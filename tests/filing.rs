@@ -6,6 +6,15 @@ mod common;
 
 use common::{crew, json_of, snapshot};
 
+/// `crew ask "file my notes"` in `vault`: the sorter's report.
+fn file_my_notes(vault: &std::path::Path) -> String {
+    let j = json_of(crew(vault).args(["ask", "--json", "file my notes"]));
+    j["chain"][0]["output"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
 /// A vault kept by topic, with a template per folder, and crew adopted into it.
 fn topical_vault(extra: &[(&str, &str)]) -> assert_fs::TempDir {
     let mut files: Vec<(String, String)> = Vec::new();
@@ -40,8 +49,7 @@ fn a_note_with_no_explicit_evidence_goes_where_notes_like_it_live() {
             "batteries, a new umbrella, stamps\n",
         ),
     ]);
-    let j = json_of(crew(v.path()).args(["ask", "--json", "file my notes"]));
-    let text = j["chain"][0]["output"].as_str().unwrap_or_default();
+    let text = file_my_notes(v.path());
     assert!(
         v.path().join("Kitchen/Recipes/Sunday stew.md").exists(),
         "{text}"
@@ -164,8 +172,7 @@ fn people_vault(people_folder: &str) -> assert_fs::TempDir {
 fn explicit_evidence_the_vault_contradicts_is_not_used() {
     // the vault keeps its people with their clients: `type: person` does not mean 05-People here
     let v = people_vault("Clients");
-    let j = json_of(crew(v.path()).args(["ask", "--json", "file my notes"]));
-    let text = j["chain"][0]["output"].as_str().unwrap_or_default();
+    let text = file_my_notes(v.path());
     assert!(
         !v.path().join("05-People/Dana Whitfield.md").exists(),
         "{text}"
@@ -192,8 +199,7 @@ fn explicit_evidence_the_vault_contradicts_is_not_used() {
 
     // where the vault keeps its people in the people folder, the same note is filed there
     let v = people_vault("05-People");
-    let j = json_of(crew(v.path()).args(["ask", "--json", "file my notes"]));
-    let text = j["chain"][0]["output"].as_str().unwrap_or_default();
+    let text = file_my_notes(v.path());
     assert!(
         v.path().join("05-People/Dana Whitfield.md").exists(),
         "{text}"
@@ -232,8 +238,7 @@ fn sub_folders_and_the_archive_do_not_count_against_explicit_evidence() {
         ));
     }
     let v = common::vault_of(&files);
-    let j = json_of(crew(v.path()).args(["ask", "--json", "file my notes"]));
-    let text = j["chain"][0]["output"].as_str().unwrap_or_default();
+    let text = file_my_notes(v.path());
     assert!(!text.contains("does not follow"), "{text}");
     assert!(
         v.path().join("05-People/Dana Whitfield.md").exists(),
@@ -263,8 +268,7 @@ fn a_note_linking_to_a_note_filed_in_the_same_run_follows_it() {
         (".crew/config.yaml".into(), "adopted: true\n".into()),
     ];
     let v = common::vault_of(&files);
-    let j = json_of(crew(v.path()).args(["ask", "--json", "file my notes"]));
-    let text = j["chain"][0]["output"].as_str().unwrap_or_default();
+    let text = file_my_notes(v.path());
     assert!(
         v.path().join("01-Projects/Alpha/Kickoff call.md").exists(),
         "{text}"
@@ -417,8 +421,7 @@ fn a_daily_note_goes_to_its_month_and_a_drawing_to_its_topics_drawings() {
             "---\nexcalidraw-plugin: parsed\n---\n# Excalidraw Data\n## Text Elements\ngit rebase works with merge ^a\n\nthen fetch and commit; git branch ^b\n\n%%\n## Drawing\n```compressed-json\nN4Iq\n```\n%%\n",
         ),
     ]);
-    let j = json_of(crew(v.path()).args(["ask", "--json", "file my notes"]));
-    let text = j["chain"][0]["output"].as_str().unwrap_or_default();
+    let text = file_my_notes(v.path());
     assert!(
         v.path().join("Journal/2025/03/2025-03-12.md").exists(),
         "{text}"
