@@ -838,8 +838,9 @@ pub struct Model {
     /// such folder's family.
     families: Vec<Vec<usize>>,
     family_of: Vec<usize>,
-    /// How many folders each kind has, and how many notes each folder.
+    /// How many folders each kind has.
     kind_sizes: Vec<u32>,
+    /// How many training documents each folder has.
     folder_notes: Vec<u32>,
 }
 
@@ -997,7 +998,9 @@ impl Model {
         }
         model.sums = vec![(FxHashMap::default(), 0.0); model.folders.len()];
         model.postings = vec![Vec::new(); model.features.len()];
+        model.folder_notes = vec![0; model.folders.len()];
         for (d, (_, fid, v)) in model.docs.iter().enumerate() {
+            model.folder_notes[*fid] += 1;
             for &(f, w) in v {
                 *model.sums[*fid].0.entry(f).or_default() += w;
                 model.postings[f as usize].push((d as u32, w));
@@ -1032,10 +1035,6 @@ impl Model {
         let mut groups: Vec<Vec<usize>> = by_name.into_values().filter(|g| g.len() >= 2).collect();
         groups.sort();
         self.kind_sizes = groups.iter().map(|g| g.len() as u32).collect();
-        self.folder_notes = vec![0; self.folders.len()];
-        for (_, fid, _) in &self.docs {
-            self.folder_notes[*fid] += 1;
-        }
         self.kind_of = vec![None; self.folders.len()];
         self.kinds = groups
             .iter()
@@ -1092,10 +1091,7 @@ impl Model {
 
     /// Folders the model knows, with their number of examples.
     pub fn folders(&self) -> Vec<(String, usize)> {
-        let mut counts = vec![0usize; self.folders.len()];
-        for (_, f, _) in &self.docs {
-            counts[*f] += 1;
-        }
+        let counts = self.folder_notes.iter().map(|&n| n as usize);
         self.folders.iter().cloned().zip(counts).collect()
     }
 
