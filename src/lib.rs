@@ -32,6 +32,7 @@ pub mod model;
 pub mod run;
 pub mod schedule;
 pub mod setup;
+pub mod shell;
 pub mod sources;
 pub mod state;
 pub mod watch;

@@ -114,7 +114,6 @@ pub struct Preview {
 
 impl Preview {
     fn of(route: &Route, message: &str, lang: crate::lang::Lang) -> Preview {
-        let quoted = format!("\"{}\"", message.replace('"', "'"));
         Preview {
             why: crate::tr!(
                 lang,
@@ -122,8 +121,8 @@ impl Preview {
                 agent = route.name,
                 reason = route.reason
             ),
-            apply: format!("crew ask --yes {quoted}"),
-            agent: format!("crew ask --agent {} {quoted}", route.name),
+            apply: crate::shell::crew(&["ask", "--yes", message]),
+            agent: crate::shell::crew(&["ask", "--agent", &route.name, message]),
         }
     }
 }
@@ -240,8 +239,16 @@ impl CrewExecutor<'_> {
             data: None,
             chat: &self.opts.chat,
             lang: self.lang,
+            handoffs: Vec::new(),
+            question: None,
         };
-        let result = native(&mut ctx).map_err(|e| e.to_string());
+        let result = native(&mut ctx)
+            .map_err(|e| e.to_string())
+            .map(|r| agents::NativeOutput {
+                // the text may quote outside text; the hand-offs are the ones crew decided on
+                text: crate::dispatch::suggest::seal(&r.text, &ctx.handoffs, ctx.question.as_ref()),
+                ..r
+            });
         out.data = ctx.data.take();
         let lines = std::mem::take(&mut ctx.log);
         if let Err(e) =
@@ -385,7 +392,8 @@ impl CrewExecutor<'_> {
         };
         // a model that fails never stops the work: the native path runs, and the answer says so
         tracing::warn!("{}: model {m} failed ({e}); running natively", step.name);
-        let partial = std::mem::take(&mut out.output);
+        // a failed model's words are shown, never followed
+        let partial = crate::dispatch::suggest::inert(&std::mem::take(&mut out.output));
         out.executor = RanOn::Native;
         out.model = None;
         let note = crate::tr!(

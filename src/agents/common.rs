@@ -3,6 +3,7 @@
 use chrono::NaiveDateTime;
 
 use super::Ctx;
+use crate::dispatch::suggest::NextAgent;
 use crate::gate::GateError;
 
 pub use crate::analysis::notes::{
@@ -10,11 +11,32 @@ pub use crate::analysis::notes::{
     parse_date, reread,
 };
 
-/// A `### Suggested next agent` block.
-pub fn suggestion(agent: &str, reason: &str, context: &str) -> String {
-    format!(
-        "\n### Suggested next agent\n- **Agent**: {agent}\n- **Reason**: {reason}\n- **Context**: {context}\n"
-    )
+/// A hand-off to another agent; crew renders it as a `### Suggested next agent` block after
+/// the answer (`Ctx::hand_off`).
+pub fn suggestion(agent: &str, reason: &str, context: &str) -> NextAgent {
+    NextAgent {
+        agent: agent.to_string(),
+        reason: reason.to_string(),
+        context: context.to_string(),
+    }
+}
+
+/// The note an error is about, when it concerns that one note alone — it cannot be written,
+/// changed under crew, or is gone — so a run can name it, skip it and go on. `None` for
+/// anything else (crew's journal cannot be written): what is done must stay undoable, so that
+/// stops the run.
+pub(crate) fn note_error(e: &GateError) -> Option<&str> {
+    let path = match e {
+        GateError::Jail { path, .. }
+        | GateError::Protected { path, .. }
+        | GateError::NotFound { path }
+        | GateError::Io { path, .. }
+        | GateError::Changed { path, .. }
+        | GateError::Unreadable { path, .. } => path,
+        GateError::MoveFailed { .. } => return None,
+    };
+    let crews_own = path.starts_with(".crew/") || std::path::Path::new(path).is_absolute();
+    (!crews_own).then_some(path.as_str())
 }
 
 /// Title Case for a type word: "reading-notes" → "Reading Notes".

@@ -92,6 +92,23 @@ impl std::fmt::Display for Held {
     }
 }
 
+/// A fix crew could not write to its note (read-only, changed meanwhile, gone): the note is
+/// named and the rest of the night's work goes on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NotWritten {
+    pub kind: FixKind,
+    pub path: String,
+    pub why: String,
+}
+
+/// What applying a plan did.
+#[derive(Debug, Clone, Default)]
+pub struct Applied {
+    /// The fixes that changed a note.
+    pub done: Vec<Fix>,
+    pub not_written: Vec<NotWritten>,
+}
+
 #[derive(Debug, Clone)]
 enum Change {
     /// Broken link target → the name it should read.
@@ -233,14 +250,38 @@ pub fn plan(gate: &Gate, audit: &Audit, folders: &Folders, only: &[FixKind]) -> 
     out
 }
 
-/// Applies a plan through the gate; returns the fixes that changed a note.
-pub fn apply(ctx: &mut Ctx, plan: &Plan) -> Result<Vec<Fix>, GateError> {
-    let mut done = Vec::new();
+/// Applies a plan through the gate. A note that cannot be written is named in the result and
+/// skipped; the other fixes are applied.
+pub fn apply(ctx: &mut Ctx, plan: &Plan) -> Result<Applied, GateError> {
+    let mut out = Applied::default();
     for (fix, change) in &plan.changes {
-        let changed = match change {
+        let changed = match apply_one(ctx, fix, change) {
+            Ok(changed) => changed,
+            Err(e) if common::note_error(&e) == Some(fix.path.as_str()) => {
+                out.not_written.push(NotWritten {
+                    kind: fix.kind,
+                    path: fix.path.clone(),
+                    why: e.to_string(),
+                });
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        if changed {
+            common::log_change(ctx, "librarian", &format!("{}: {}", fix.path, fix.what))?;
+            out.done.push(fix.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// One fix through the gate: whether it changed the note.
+fn apply_one(ctx: &mut Ctx, fix: &Fix, change: &Change) -> Result<bool, GateError> {
+    Ok({
+        match change {
             Change::Links(links) => {
                 let Some(i) = ctx.gate.vault().note_index(&fix.path) else {
-                    continue;
+                    return Ok(false);
                 };
                 let note = &ctx.gate.vault().notes[i];
                 let reps: Vec<Replacement> = note
@@ -275,13 +316,8 @@ pub fn apply(ctx: &mut Ctx, plan: &Plan) -> Result<Vec<Fix>, GateError> {
                     keys.iter().map(|(k, v)| (*k, Some(v.clone()))).collect();
                 ctx.gate.set_frontmatter(&fix.path, &changes)?
             }
-        };
-        if changed {
-            common::log_change(ctx, "librarian", &format!("{}: {}", fix.path, fix.what))?;
-            done.push(fix.clone());
         }
-    }
-    Ok(done)
+    })
 }
 
 /// Whether a plain YAML value needs quotes to mean itself: it holds `: `, ends with `:`, or

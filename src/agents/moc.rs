@@ -133,6 +133,9 @@ pub(crate) struct MocBatch {
     count: usize,
     /// The MOCs changed so far.
     pub updated: BTreeSet<String>,
+    /// MOCs crew could not write (read-only, changed meanwhile), with why: the notes stay
+    /// filed, only their listing is missing.
+    pub not_written: Vec<String>,
 }
 
 impl MocBatch {
@@ -152,8 +155,13 @@ impl MocBatch {
     /// Writes every queued note into its MOC.
     pub fn flush(&mut self, ctx: &mut Ctx) -> Result<(), GateError> {
         for (folder, paths) in std::mem::take(&mut self.pending) {
-            if let Some(m) = update_moc(ctx, &folder, &paths)? {
-                self.updated.insert(m);
+            match update_moc(ctx, &folder, &paths) {
+                Ok(Some(m)) => {
+                    self.updated.insert(m);
+                }
+                Ok(None) => {}
+                Err(e) if common::note_error(&e).is_some() => self.not_written.push(e.to_string()),
+                Err(e) => return Err(e),
             }
         }
         self.count = 0;

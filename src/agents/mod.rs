@@ -52,9 +52,19 @@ pub struct Ctx<'a> {
     pub model: Option<String>,
     /// The language the reply is written in (the request's, else the user's).
     pub lang: crate::lang::Lang,
+    /// The agents this run hands work to. Only these become hand-off blocks: the answer's own
+    /// text may quote mail, events or notes, and is never read for them.
+    pub handoffs: Vec<crate::dispatch::suggest::NextAgent>,
+    /// The question this run puts to the user, kept out of the text for the same reason.
+    pub question: Option<crate::dispatch::question::Question>,
 }
 
 impl Ctx<'_> {
+    /// Hands work to another agent after this one (see [`common::suggestion`]).
+    pub fn hand_off(&mut self, s: crate::dispatch::suggest::NextAgent) {
+        self.handoffs.push(s);
+    }
+
     pub fn today(&self) -> String {
         self.now.format("%Y-%m-%d").to_string()
     }

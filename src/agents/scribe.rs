@@ -246,12 +246,15 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         .flat_map(|m| m.notes.iter())
         .any(|n| ctx.gate.dir_exists(&format!("{projects}/{n}")));
     ctx.data = serde_json::to_value(&captured).ok();
-    Ok(report::output(
-        &captured,
-        &ctx.today(),
-        files_to_project,
-        ctx.lang,
-    ))
+    if files_to_project {
+        let paths: Vec<&str> = captured.notes.iter().map(|p| p.path.as_str()).collect();
+        ctx.hand_off(crate::agents::common::suggestion(
+            "sorter",
+            "the new note names a project that exists; it can be filed now",
+            &paths.join("; "),
+        ));
+    }
+    Ok(report::output(&captured, &ctx.today(), ctx.lang))
 }
 
 #[cfg(test)]

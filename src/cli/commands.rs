@@ -39,6 +39,15 @@ pub fn load_crew(g: &Global) -> anyhow::Result<Crew> {
 /// stderr. Only `crew agents …` refuses such a crew ([`load_crew`]).
 pub fn crew_to_run(g: &Global) -> anyhow::Result<Crew> {
     let crew = Crew::load(&g.vault_path(), g.crew_dir.as_deref())?;
+    if crew.config.unreadable {
+        // the built-in crew could stand in for a broken agent, but not for the user's
+        // settings: with its folder map gone, crew would file notes into the wrong places
+        let list: Vec<String> = crew.errors().map(|d| format!("  {d}")).collect();
+        bail!(
+            "the crew config cannot be read, so nothing ran; correct it (or `crew doctor`):\n{}",
+            list.join("\n")
+        );
+    }
     if !crew.has_errors() {
         for d in crew
             .diagnostics

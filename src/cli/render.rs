@@ -87,7 +87,7 @@ pub fn chain_text(report: &ChainReport, lang: Lang) -> String {
             need = n.need,
             reason = n.reason,
             name = name,
-            role = n.suggested_role.replace('"', "'")
+            role = crew::shell::quote(&n.suggested_role)
         ));
     }
     s
@@ -138,6 +138,32 @@ pub fn report_text(report: &Report) -> String {
 
 /// The nightly fixes, one line per note and change (like `git status`), then the kinds held
 /// back with the command that applies them.
+/// The notes a fix could not be written to, one line each (`! path  (kind: why)`).
+pub fn not_written_lines(not_written: &[serde_json::Value], lang: Lang) -> String {
+    if not_written.is_empty() {
+        return String::new();
+    }
+    let field = |v: &serde_json::Value, k: &str| {
+        v.get(k)
+            .and_then(|x| x.as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mut s = tr!(lang, "fixes.not_written", count = not_written.len())
+        .trim_start_matches('#')
+        .trim_start()
+        .to_string();
+    for n in not_written {
+        s.push_str(&format!(
+            "  ! {}  ({}: {})\n",
+            field(n, "path"),
+            field(n, "kind"),
+            field(n, "why")
+        ));
+    }
+    s
+}
+
 pub fn fix_lines(
     fixes: &[serde_json::Value],
     held: &[serde_json::Value],

@@ -61,8 +61,14 @@ pub fn maintain(
         .and_then(|v| v.as_array())
         .cloned()
         .unwrap_or_default();
+    let not_written = data
+        .get("not_written")
+        .and_then(|v| v.as_array())
+        .cloned()
+        .unwrap_or_default();
     if g.json {
         out_json(&json!({
+            "not_written": not_written,
             "attention": r.attention, "run_id": r.run_id, "dry_run": r.dry_run,
             "health_score": data.get("health_score"), "verdict": data.get("verdict"),
             "previous_score": data.get("previous_score"), "report_note": data.get("report_note"),
@@ -89,6 +95,7 @@ pub fn maintain(
             s.push_str(&format!("  {l}\n"));
         }
         s.push_str(&render::fix_lines(&fixes, &held, r.dry_run, r.lang));
+        s.push_str(&render::not_written_lines(&not_written, r.lang));
         if r.dry_run {
             s.push_str(&crew::trn!(r.lang, "render.maintain.dry_run", fixes.len()));
         }

@@ -147,6 +147,10 @@ pub struct CrewConfig {
     pub calendar: super::mailcal::CalendarConfig,
     /// How `12/05/2026` is read (`dmy`, `mdy`, `ymd`); unset: from the profile's language.
     pub date_order: Option<crate::analysis::dates::DateOrder>,
+    /// The file could not be read as a config at all: its keys are not known, so nothing runs
+    /// on defaults in its place (a vault's folder map silently dropped sends notes elsewhere).
+    #[serde(skip)]
+    pub unreadable: bool,
 }
 
 impl Default for CrewConfig {
@@ -167,6 +171,7 @@ impl Default for CrewConfig {
             mail: Default::default(),
             calendar: Default::default(),
             date_order: None,
+            unreadable: false,
         }
     }
 }
@@ -178,6 +183,17 @@ impl CrewConfig {
     pub fn parse(file: &str, text: &str, diags: &mut Vec<Diagnostic>) -> CrewConfig {
         if text.trim().is_empty() {
             return CrewConfig::default();
+        }
+        if let Some((line, key, first)) = duplicate_key(text) {
+            diags.push(Diagnostic::error(
+                file,
+                line,
+                &format!("`{key}` is given twice (first on line {first}); keep one of them"),
+            ));
+            return CrewConfig {
+                unreadable: true,
+                ..CrewConfig::default()
+            };
         }
         match yaml_serde::from_str::<CrewConfig>(text) {
             Ok(mut c) => {
@@ -250,10 +266,65 @@ impl CrewConfig {
                     line,
                     &format!("invalid crew config: {e}"),
                 ));
-                CrewConfig::default()
+                CrewConfig {
+                    unreadable: true,
+                    ..CrewConfig::default()
+                }
             }
         }
     }
+}
+
+/// The first key given twice in one mapping of a block-style YAML file: (its line, the key,
+/// the line of its first use). serde reports a duplicate without a line, and YAML itself
+/// forbids them, so crew names the line rather than guess which value was meant.
+fn duplicate_key(text: &str) -> Option<(usize, String, usize)> {
+    // one frame per open mapping: its indentation and the keys seen in it (key → line)
+    let mut frames: Vec<(usize, BTreeMap<String, usize>)> = vec![(0, BTreeMap::new())];
+    for (n, line) in text.lines().enumerate() {
+        let mut body = line.trim_start();
+        if body.is_empty() || body.starts_with('#') {
+            continue;
+        }
+        let mut indent = line.len() - body.len();
+        // a list item opens a mapping of its own, at the column after its dash
+        let item = body == "-" || body.starts_with("- ");
+        if item {
+            body = body[1..].trim_start();
+            indent = line.len() - body.len();
+        }
+        while frames.len() > 1
+            && frames
+                .last()
+                .is_some_and(|(i, _)| indent < *i || item && indent == *i)
+        {
+            frames.pop();
+        }
+        let Some(key) = mapping_key(body) else {
+            continue;
+        };
+        if item || frames.last().is_some_and(|(i, _)| indent > *i) {
+            frames.push((indent, BTreeMap::new()));
+        }
+        let keys = &mut frames.last_mut()?.1;
+        if let Some(first) = keys.get(key) {
+            return Some((n + 1, key.to_string(), *first));
+        }
+        keys.insert(key.to_string(), n + 1);
+    }
+    None
+}
+
+/// The key of a `key: value` line of block YAML (plain or quoted), if it is one.
+fn mapping_key(body: &str) -> Option<&str> {
+    if let Some(q) = body.chars().next().filter(|c| *c == '"' || *c == '\'') {
+        let rest = &body[1..];
+        let end = rest.find(q)?;
+        return rest[end + 1..].starts_with(':').then(|| &rest[..end]);
+    }
+    let (key, after) = body.split_once(':')?;
+    let plain = !key.is_empty() && !key.contains(['{', '[', '#', ' ', '\t']);
+    (plain && (after.is_empty() || after.starts_with([' ', '\t']))).then_some(key)
 }
 
 pub(super) fn line_of(text: &str, needle: &str) -> usize {
@@ -289,5 +360,41 @@ mod tests {
         let c = CrewConfig::parse("c.yaml", "max_depth: 7\n", &mut d);
         assert_eq!(c.max_depth, 3);
         assert_eq!(d[0].line, 1);
+    }
+
+    #[test]
+    fn a_key_given_twice_is_named_with_its_line_and_nothing_runs_on_defaults() {
+        let mut d = Vec::new();
+        let text = "models:\n  mid: gpt-4.1-mini\nfolders:\n  inbox: In\nmodels:\n  low: gpt-4.1\n";
+        let c = CrewConfig::parse("c.yaml", text, &mut d);
+        assert!(c.unreadable);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].line, 5, "{}", d[0]);
+        assert!(
+            d[0].to_string()
+                .contains("`models` is given twice (first on line 1)")
+        );
+    }
+
+    #[test]
+    fn the_same_key_in_different_mappings_is_no_duplicate() {
+        let ok = [
+            "mail:\n  maildir: a\ncalendar:\n  ics: [b]\n",
+            "route_overrides:\n  - pattern: a\n    agent: x\n  - pattern: b\n    agent: y\n",
+            "a:\n  x: 1\nb:\n  x: 2\n",
+            "folders:\n  inbox: \"In: box\"\n  # inbox: old\n",
+            "list:\n  -\n    k: 1\n  -\n    k: 2\n",
+        ];
+        for t in ok {
+            assert_eq!(duplicate_key(t), None, "{t}");
+        }
+        assert_eq!(
+            duplicate_key("mail:\n  maildir: a\n  maildir: b\n"),
+            Some((3, "maildir".into(), 2))
+        );
+        assert_eq!(
+            duplicate_key("route_overrides:\n  - pattern: a\n    pattern: b\n"),
+            Some((3, "pattern".into(), 2))
+        );
     }
 }

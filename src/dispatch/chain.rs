@@ -128,12 +128,12 @@ pub const DEFERRED_READ_ONLY: &str =
 /// The command that runs a deferred suggestion: its phrase when it is a trigger, else the
 /// agent by name with the suggestion's reason as the task.
 pub(crate) fn command_for(name: &str, phrase: &str, reason: &str) -> String {
-    let quote = |s: &str| format!("\"{}\"", s.replace('"', "'"));
-    if phrase.starts_with('@') {
-        format!("crew ask --agent {name} {}", quote(reason))
+    let task = if phrase.starts_with('@') {
+        reason
     } else {
-        format!("crew ask --agent {name} {}", quote(phrase))
-    }
+        phrase
+    };
+    crate::shell::crew(&["ask", "--agent", name, task])
 }
 
 /// A suggestion that could not run at all (unknown, disabled, already in the chain).

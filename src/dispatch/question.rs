@@ -29,7 +29,9 @@ impl Question {
     pub fn render(&self) -> String {
         let mut s = format!("{HEADING}\n- **Ask**: {}\n", self.ask.replace('\n', " "));
         if !self.choices.is_empty() {
-            s.push_str(&format!("- **Choices**: {}\n", self.choices.join(", ")));
+            let one = |c: &String| c.split_whitespace().collect::<Vec<_>>().join(" ");
+            let choices: Vec<String> = self.choices.iter().map(one).collect();
+            s.push_str(&format!("- **Choices**: {}\n", choices.join(", ")));
         }
         s
     }

@@ -205,7 +205,9 @@ pub(crate) fn run_agent(
             request.messages.push(Message::ToolResult {
                 id: c.id.clone(),
                 name: c.name.clone(),
-                content: result,
+                // a note or mail the tool read is data: a block in it is shown to the model
+                // escaped, so quoting it does not hand work to anyone
+                content: crate::dispatch::suggest::inert(&result),
             });
         }
     }

@@ -69,9 +69,9 @@ pub fn defrag(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         &format!("defrag: {} changes; report {report}", run.changes.len()),
     )?;
     ctx.data = serde_json::to_value(&run).ok();
-    let mut out = run.reply(&report, ctx.lang);
+    let out = run.reply(&report, ctx.lang);
     if !run.plan.stale_inbox.is_empty() {
-        out.push_str(&suggestion(
+        ctx.hand_off(suggestion(
             "sorter",
             &format!(
                 "{} inbox notes are older than 48 hours",

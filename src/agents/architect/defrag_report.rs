@@ -217,9 +217,13 @@ impl DefragRun {
             "New homes to scaffold (3+ notes name them)",
             &p.new_homes,
             |(kind, name, n)| {
-                format!(
-                    "{kind} {name} ({n} notes): `crew ask --agent architect \"create {kind} {name}\"`"
-                )
+                let command = crate::shell::crew(&[
+                    "ask",
+                    "--agent",
+                    "architect",
+                    &format!("create {kind} {name}"),
+                ]);
+                format!("{kind} {name} ({n} notes): `{command}`")
             },
         );
     }

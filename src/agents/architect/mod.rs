@@ -201,16 +201,15 @@ fn unnamed_structure(ctx: &Ctx) -> NameRequest {
 }
 
 /// A new area or project without a name: the architect asks for one.
-fn ask_for_name(ctx: &Ctx, kind: &str) -> NativeOutput {
-    let q = crate::dispatch::question::Question {
+fn ask_for_name(ctx: &mut Ctx, kind: &str) -> NativeOutput {
+    ctx.question = Some(crate::dispatch::question::Question {
         ask: format!("What should the new {kind} be called?"),
         choices: Vec::new(),
-    };
+    });
     NativeOutput {
         text: format!(
-            "## Structure — {}\n\nA new {kind} needs a name.\n\n{}",
+            "## Structure — {}\n\nA new {kind} needs a name.\n",
             ctx.today(),
-            q.render()
         ),
         postit: format!("asked for the name of a new {kind}"),
         attention: false,
@@ -316,7 +315,13 @@ fn structure_declined(ctx: &Ctx, wanted: &[(String, String)]) -> NativeOutput {
             l,
             "architect.declined.item",
             kind = kind,
-            name = name
+            name = name,
+            command = crate::shell::crew(&[
+                "ask",
+                "--agent",
+                "architect",
+                &format!("create {kind} {name}")
+            ])
         ));
     }
     NativeOutput {
@@ -400,7 +405,7 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             .as_deref()
             .is_some_and(|s| s == "sorter" || s == "inbox-triage" || s == "scribe")
     {
-        out.push_str(&suggestion(
+        ctx.hand_off(suggestion(
             "sorter",
             &format!(
                 "the missing home{} now exist{}; notes are waiting in the inbox",

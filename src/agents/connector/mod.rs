@@ -184,7 +184,9 @@ fn graph_health(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     } else if !plans.is_empty() {
         out.push_str(&tr!(l, "connector.orphans.not_added"));
     }
-    out.push_str(&folders_without_moc(ctx));
+    if let Some(s) = folders_without_moc(ctx) {
+        ctx.hand_off(s);
+    }
     Ok(NativeOutput {
         attention: g.score < 50,
         postit: format!(
@@ -295,7 +297,7 @@ fn link_into(ctx: &mut Ctx, from: usize, to: usize, why: &str) -> Result<bool, G
 }
 
 /// Folders of 3+ notes with no map of their own (no MOC, no folder note): the architect's.
-fn folders_without_moc(ctx: &Ctx) -> String {
+fn folders_without_moc(ctx: &Ctx) -> Option<crate::dispatch::suggest::NextAgent> {
     let f = &ctx.config.folders;
     let vault = ctx.gate.vault();
     let missing: Vec<String> = ctx
@@ -307,13 +309,13 @@ fn folders_without_moc(ctx: &Ctx) -> String {
         .filter(|area| !moc::moc_for(ctx, area).is_some_and(|(_, exists)| exists))
         .collect();
     if missing.is_empty() {
-        return String::new();
+        return None;
     }
-    suggestion(
+    Some(suggestion(
         "architect",
         &format!("{} folder(s) with 3+ notes have no MOC", missing.len()),
         &missing.join("; "),
-    )
+    ))
 }
 
 /// "Find connections for X": the notes X should link to, each with its evidence.

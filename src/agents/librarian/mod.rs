@@ -17,6 +17,7 @@ use super::fixes::{self, Fix, Held};
 use super::{Ctx, NativeOutput};
 use crate::analysis::health::{Audit, Verdict, audit, exempt, pct, verdict};
 use crate::crew::Folders;
+use crate::dispatch::suggest::NextAgent;
 use crate::gate::GateError;
 use crate::lang::Lang;
 use crate::tr;
@@ -49,17 +50,32 @@ fn name_of(path: &str) -> &str {
     f.strip_suffix(".md").unwrap_or(f)
 }
 
-/// Plans and applies the safe fixes ([`fixes`]); returns what changed, plus the kinds held
-/// back. In a dry run the gate only simulates, so the list is what a real run would do.
-fn run_fixes(ctx: &mut Ctx, a: &Audit) -> Result<(Vec<Fix>, Vec<Held>), GateError> {
+/// What the safe fixes did: applied, held back by kind, and notes crew could not write.
+#[derive(Debug, Default)]
+struct Fixed {
+    done: Vec<Fix>,
+    held: Vec<Held>,
+    not_written: Vec<fixes::NotWritten>,
+}
+
+/// Plans and applies the safe fixes ([`fixes`]). In a dry run the gate only simulates, so the
+/// list is what a real run would do.
+fn run_fixes(ctx: &mut Ctx, a: &Audit) -> Result<Fixed, GateError> {
     let plan = fixes::plan(ctx.gate, a, &ctx.config.folders, &ctx.fix_only);
-    let done = fixes::apply(ctx, &plan)?;
-    ctx.data = Some(serde_json::json!({"fixes": done, "held": plan.held}));
-    Ok((done, plan.held))
+    let applied = fixes::apply(ctx, &plan)?;
+    ctx.data = Some(serde_json::json!({
+        "fixes": applied.done, "held": plan.held, "not_written": applied.not_written,
+    }));
+    Ok(Fixed {
+        done: applied.done,
+        held: plan.held,
+        not_written: applied.not_written,
+    })
 }
 
 /// The fixes as `git status` would show them: one line per note and change.
-fn fix_lines(out: &mut String, l: Lang, dry_run: bool, done: &[Fix], held: &[Held]) {
+fn fix_lines(out: &mut String, l: Lang, dry_run: bool, fixed: &Fixed) {
+    let (done, held) = (&fixed.done, &fixed.held);
     if !done.is_empty() {
         out.push_str(&if dry_run {
             tr!(l, "fixes.planned", count = done.len())
@@ -74,12 +90,23 @@ fn fix_lines(out: &mut String, l: Lang, dry_run: bool, done: &[Fix], held: &[Hel
     for h in held {
         out.push_str(&format!("- {h}\n"));
     }
+    if !fixed.not_written.is_empty() {
+        out.push_str(&tr!(
+            l,
+            "fixes.not_written",
+            count = fixed.not_written.len()
+        ));
+        for n in &fixed.not_written {
+            out.push_str(&format!("- {} `{}`: {}\n", n.kind.name(), n.path, n.why));
+        }
+        out.push('\n');
+    }
 }
 
-fn audit_suggestions(a: &Audit, f: &Folders) -> String {
-    let mut s = String::new();
+fn audit_suggestions(a: &Audit, f: &Folders) -> Vec<NextAgent> {
+    let mut s = Vec::new();
     if !a.orphans.is_empty() {
-        s.push_str(&suggestion(
+        s.push(suggestion(
             "connector",
             &format!("{} orphan notes have no links in or out", a.orphans.len()),
             &a.orphans
@@ -91,7 +118,7 @@ fn audit_suggestions(a: &Audit, f: &Folders) -> String {
         ));
     }
     if a.inbox > 0 && !a.inbox_old.is_empty() {
-        s.push_str(&suggestion(
+        s.push(suggestion(
             "sorter",
             &format!("{} inbox notes are older than 48 hours", a.inbox_old.len()),
             &format!("{}/", f.inbox),
@@ -133,12 +160,12 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         "consistencia",
         "konsistenz",
     ]);
-    let (done, held) = if ctx.apply {
+    let fixed = if ctx.apply {
         run_fixes(ctx, &a)?
     } else {
-        Default::default()
+        Fixed::default()
     };
-    let a = if done.is_empty() {
+    let a = if fixed.done.is_empty() {
         a
     } else {
         audit(ctx.gate.vault(), &*ctx.gate, &ctx.config.folders, today)
@@ -149,13 +176,14 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     if consistency {
         consistency_lists(&mut out, &a);
     }
-    fix_lines(&mut out, l, ctx.gate.is_dry_run(), &done, &held);
+    fix_lines(&mut out, l, ctx.gate.is_dry_run(), &fixed);
     if !ctx.apply && a.broken.iter().any(|b| b.likely.len() == 1) {
         out.push_str(&tr!(l, "librarian.fixes_available"));
     }
-    out.push_str(&audit_suggestions(&a, &ctx.config.folders));
+    let handoffs = audit_suggestions(&a, &ctx.config.folders);
+    ctx.handoffs.extend(handoffs);
     Ok(NativeOutput {
-        attention: v != Verdict::Healthy,
+        attention: v != Verdict::Healthy || !fixed.not_written.is_empty(),
         postit: format!(
             "quick check {}: {v}; {} broken links, {} orphans, {} duplicate names",
             ctx.today(),
@@ -320,12 +348,8 @@ pub(crate) fn deep_clean(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         s.clone()
     });
     out.push_str(&tr!(l, "librarian.deep.nothing_archived"));
-    // suggestions must stay at the end of the answer
-    let (head, tail) = match result.text.find("\n### Suggested next agent") {
-        Some(i) => (result.text[..i].to_string(), result.text[i..].to_string()),
-        None => (result.text.clone(), String::new()),
-    };
-    result.text = format!("{head}{out}{tail}");
+    // hand-offs are not in the text: crew writes them after the whole answer
+    result.text.push_str(&out);
     result.attention |= !a.stale.is_empty() || !expired.is_empty();
     Ok(result)
 }

@@ -1,9 +1,8 @@
 //! `/vault-audit`: the full audit written as a health report note, with the trend since the
 //! last report.
 
-use super::{audit_suggestions, fix_lines, list, name_of, run_fixes};
+use super::{Fixed, audit_suggestions, fix_lines, list, name_of, run_fixes};
 use crate::agents::common;
-use crate::agents::fixes::{Fix, Held};
 use crate::agents::{Ctx, NativeOutput};
 use crate::analysis::health::{Audit, Verdict, audit, health_score, verdict};
 use crate::gate::GateError;
@@ -46,28 +45,19 @@ fn code(text: &str) -> String {
     }
 }
 
-/// `/vault-audit`: the full audit and a health report note with the trend.
-pub fn vault_audit(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
-    let today = ctx.now.date();
-    let (done, held) = if ctx.apply {
-        let a = audit(ctx.gate.vault(), &*ctx.gate, &ctx.config.folders, today);
-        run_fixes(ctx, &a)?
-    } else {
-        Default::default()
-    };
-    let a = audit(ctx.gate.vault(), &*ctx.gate, &ctx.config.folders, today);
-    let score = health_score(&a);
-    let v = verdict(&a);
-    let dir = format!("{}/health-reports", ctx.config.folders.meta);
-    let report_path = format!("{dir}/{} — Vault Health.md", ctx.today());
-    let prev = previous_score(ctx, &dir);
-    let trend = trend(score, prev.as_ref(), &report_path);
-    let body = report_note(&a, score, v, &trend, &ctx.today(), &done, &held);
-    ctx.gate.write(&report_path, body.as_bytes())?;
-    ctx.data = Some(serde_json::json!({
+/// The audit's figures for `--json`.
+fn audit_data(
+    a: &Audit,
+    score: u32,
+    v: Verdict,
+    previous: Option<u32>,
+    report_path: &str,
+    fixed: &Fixed,
+) -> serde_json::Value {
+    serde_json::json!({
         "health_score": score,
         "verdict": v,
-        "previous_score": prev.as_ref().map(|(_, p)| p),
+        "previous_score": previous,
         "report_note": report_path,
         "counts": {
             "notes": a.notes,
@@ -85,9 +75,38 @@ pub fn vault_audit(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             "inbox": a.inbox,
             "inbox_old": a.inbox_old.len(),
         },
-        "fixes": done,
-        "held": held,
-    }));
+        "fixes": fixed.done,
+        "held": fixed.held,
+        "not_written": fixed.not_written,
+    })
+}
+
+/// `/vault-audit`: the full audit and a health report note with the trend.
+pub fn vault_audit(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+    let today = ctx.now.date();
+    let fixed = if ctx.apply {
+        let a = audit(ctx.gate.vault(), &*ctx.gate, &ctx.config.folders, today);
+        run_fixes(ctx, &a)?
+    } else {
+        Fixed::default()
+    };
+    let a = audit(ctx.gate.vault(), &*ctx.gate, &ctx.config.folders, today);
+    let score = health_score(&a);
+    let v = verdict(&a);
+    let dir = format!("{}/health-reports", ctx.config.folders.meta);
+    let report_path = format!("{dir}/{} — Vault Health.md", ctx.today());
+    let prev = previous_score(ctx, &dir);
+    let trend = trend(score, prev.as_ref(), &report_path);
+    let body = report_note(&a, score, v, &trend, &ctx.today(), &fixed);
+    ctx.gate.write(&report_path, body.as_bytes())?;
+    ctx.data = Some(audit_data(
+        &a,
+        score,
+        v,
+        prev.as_ref().map(|(_, p)| *p),
+        &report_path,
+        &fixed,
+    ));
     common::log_change(
         ctx,
         "librarian",
@@ -138,8 +157,9 @@ pub fn vault_audit(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         old = a.inbox_old.len()
     ));
     out.push('\n');
-    fix_lines(&mut out, l, ctx.gate.is_dry_run(), &done, &held);
-    out.push_str(&audit_suggestions(&a, &ctx.config.folders));
+    fix_lines(&mut out, l, ctx.gate.is_dry_run(), &fixed);
+    let handoffs = audit_suggestions(&a, &ctx.config.folders);
+    ctx.handoffs.extend(handoffs);
     Ok(NativeOutput {
         attention: v != Verdict::Healthy,
         postit: format!(
@@ -176,9 +196,9 @@ fn report_note(
     v: Verdict,
     trend: &str,
     today: &str,
-    done: &[Fix],
-    held: &[Held],
+    fixed: &Fixed,
 ) -> String {
+    let (done, held) = (&fixed.done, &fixed.held);
     let mut body = format!(
         "---\ntype: report\ndate: {}\ntags: [meta, vault-health, report]\nhealth-score: {score}\nverdict: {v}\n---\n# Vault Health — {}\n\n## Summary\n- Health score: {trend}\n- Verdict: {v}\n- Notes: {}; links: {}; broken: {}; orphans: {}; inbox: {}\n\n",
         today,
@@ -200,6 +220,9 @@ fn report_note(
         }
         body.push('\n');
     }
+    list(&mut body, "Not written", &fixed.not_written, |n| {
+        format!("{} `{}`: {}", n.kind.name(), n.path, code(&n.why))
+    });
     body.push_str("## Recommendations\n");
     if a.broken.iter().any(|b| b.likely.len() == 1) {
         body.push_str("- Run `crew maintain --fix` to repair broken links that differ only in case or accents.\n");

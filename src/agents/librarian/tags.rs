@@ -85,7 +85,7 @@ pub fn tag_garden(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let mut out = report(ctx, &g, &bad);
     applied_lines(&mut out, ctx, &g, outcome.as_ref());
     if g.taxonomy.is_empty() {
-        out.push_str(&suggestion(
+        ctx.hand_off(suggestion(
             "architect",
             "the vault has no tag taxonomy to compare against",
             &format!("create {}/tag-taxonomy.md", ctx.config.folders.meta),

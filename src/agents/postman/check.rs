@@ -94,6 +94,9 @@ pub fn check_mail(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         ctx.lang,
     );
     ctx.data = Some(data(&listed, &fetched, model.as_ref()));
+    if let Some(s) = unknown_sender(&listed) {
+        ctx.hand_off(s);
+    }
     remember(ctx, &mut postit, &source, &fetched, &listed);
     let today = ctx.now.date();
     let urgent = listed.iter().any(|l| {
@@ -281,16 +284,18 @@ fn render_tail(out: &mut String, listed: &[Listed], fetched: &Fetched, l: crate:
     if !listed.is_empty() {
         out.push_str(&crate::tr!(l, "mail.save_hint"));
     }
-    let unknown = listed
+}
+
+/// A sender who matters (a VIP, or a deadline) with no People note: the contact sync's.
+fn unknown_sender(listed: &[Listed]) -> Option<crate::dispatch::suggest::NextAgent> {
+    let u = listed
         .iter()
-        .find(|l| l.person.is_none() && !l.mail.bulk && (l.vip || l.deadline.is_some()));
-    if let Some(u) = unknown {
-        out.push_str(&common::suggestion(
-            "contact-sync",
-            "a sender who matters has no People note",
-            &md_inline(&u.mail.sender()),
-        ));
-    }
+        .find(|l| l.person.is_none() && !l.mail.bulk && (l.vip || l.deadline.is_some()))?;
+    Some(common::suggestion(
+        "contact-sync",
+        "a sender who matters has no People note",
+        &md_inline(&u.mail.sender()),
+    ))
 }
 
 /// The figures for `--json`.

@@ -150,15 +150,22 @@ pub(crate) fn save_email(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             format!("{} on {}: {}", saved.len(), ctx.today(), saved.join("; ")),
         );
     }
+    if !saved.is_empty() {
+        ctx.hand_off(common::suggestion(
+            "sorter",
+            "saved emails wait in the inbox",
+            &saved.join(", "),
+        ));
+    }
     Ok(NativeOutput {
-        text: saved_report(&results, &saved, &problems),
+        text: saved_report(&results, &problems),
         postit: postit.render(),
         attention: false,
     })
 }
 
 /// What "save email" did, message by message, and what it skipped.
-fn saved_report(results: &[(&Mail, Saved)], saved: &[String], problems: &[String]) -> String {
+fn saved_report(results: &[(&Mail, Saved)], problems: &[String]) -> String {
     let mut out = String::new();
     for (m, s) in results {
         match s {
@@ -179,13 +186,6 @@ fn saved_report(results: &[(&Mail, Saved)], saved: &[String], problems: &[String
         for p in problems {
             out.push_str(&format!("- {p}\n"));
         }
-    }
-    if !saved.is_empty() {
-        out.push_str(&common::suggestion(
-            "sorter",
-            "saved emails wait in the inbox",
-            &saved.join(", "),
-        ));
     }
     out
 }

@@ -7,7 +7,6 @@ use super::format::{FormatChoice, TaskFormat};
 use super::names::Mention;
 use super::plan::Planned;
 use crate::agents::NativeOutput;
-use crate::agents::common::suggestion;
 
 /// The notes of one capture, the links made and the names left alone.
 #[derive(Debug, Clone, Serialize)]
@@ -68,12 +67,7 @@ fn links(list: &[String]) -> String {
 }
 
 /// The answer shown to the user and the post-it kept.
-pub fn output(
-    c: &Captured,
-    today: &str,
-    files_to_project: bool,
-    l: crate::lang::Lang,
-) -> NativeOutput {
+pub fn output(c: &Captured, today: &str, l: crate::lang::Lang) -> NativeOutput {
     let n = c.notes.len();
     let mut out = crate::trn!(l, "scribe.heading", n);
     if n > 1 {
@@ -133,14 +127,6 @@ pub fn output(
             "scribe.ambiguous",
             said = a.said,
             notes = links(&a.notes)
-        ));
-    }
-    if files_to_project {
-        let paths: Vec<&str> = c.notes.iter().map(|p| p.path.as_str()).collect();
-        out.push_str(&suggestion(
-            "sorter",
-            "the new note names a project that exists; it can be filed now",
-            &paths.join("; "),
         ));
     }
     NativeOutput {

@@ -48,8 +48,10 @@ pub(crate) fn search_mode(ctx: &mut Ctx, request: &str) -> Result<NativeOutput, 
             .trim()
             .to_string();
     }
-    let mut out = render(&hits, within, &shown, ctx.lang);
-    out.push_str(&broken_links_note(ctx, &hits));
+    let out = render(&hits, within, &shown, ctx.lang);
+    if let Some(s) = broken_links_note(ctx, &hits) {
+        ctx.hand_off(s);
+    }
     ctx.data = Some(serde_json::json!({
         "mode": "search",
         "hits": hits.iter().map(|h| h.path.clone()).collect::<Vec<_>>(),

@@ -67,11 +67,11 @@ fn hits_for(ctx: &Ctx, q: &Query, limit: usize) -> Vec<Hit> {
 fn backlinks_mode(ctx: &mut Ctx, target: &str) -> NativeOutput {
     let vault = ctx.gate.vault();
     let found = backlinks::find(vault, &*ctx.gate, target);
-    let mut text = backlinks::render(&found, ctx.lang);
+    let text = backlinks::render(&found, ctx.lang);
     if found.notes.is_empty()
         && let Some(path) = &found.target_path
     {
-        text.push_str(&suggestion(
+        ctx.hand_off(suggestion(
             "connector",
             &format!("[[{}]] is an orphan", found.target),
             path,
@@ -94,8 +94,10 @@ fn answer_mode(ctx: &mut Ctx, topic: &str) -> NativeOutput {
     let q = terms_of(topic);
     let hits = hits_for(ctx, &q, 30);
     let found = answer::build(ctx.gate.vault(), &*ctx.gate, topic, &q.terms, &hits);
-    let mut text = answer::render(&found, ctx.lang);
-    text.push_str(&broken_links_note(ctx, &hits));
+    let text = answer::render(&found, ctx.lang);
+    if let Some(s) = broken_links_note(ctx, &hits) {
+        ctx.hand_off(s);
+    }
     let postit = format!(
         "last answer: \"{topic}\" → {} passages from {} notes",
         found.passages.len(),
@@ -210,7 +212,7 @@ pub(super) fn link_name(vault: &crate::vault::Vault, path: &str) -> String {
 
 /// A suggestion for the librarian when some of the notes shown hold broken links. The seeker
 /// only reports it: the chain defers the librarian (a writer) with the command to run it.
-fn broken_links_note(ctx: &Ctx, hits: &[Hit]) -> String {
+fn broken_links_note(ctx: &Ctx, hits: &[Hit]) -> Option<crate::dispatch::suggest::NextAgent> {
     let vault = ctx.gate.vault();
     let broken: Vec<String> = hits
         .iter()
@@ -224,11 +226,11 @@ fn broken_links_note(ctx: &Ctx, hits: &[Hit]) -> String {
         .take(10)
         .collect();
     if broken.is_empty() {
-        return String::new();
+        return None;
     }
-    suggestion(
+    Some(suggestion(
         "librarian",
         &format!("{} of these notes have broken links", broken.len()),
         &broken.join("; "),
-    )
+    ))
 }

@@ -12,6 +12,7 @@ use crate::agents::common::{self, suggestion};
 use crate::agents::filing::{self, Learned};
 use crate::agents::moc::MocBatch;
 use crate::agents::{Ctx, NativeOutput};
+use crate::dispatch::suggest::NextAgent;
 use crate::gate::GateError;
 use crate::lang::Lang;
 use crate::tr;
@@ -50,6 +51,8 @@ struct Triage {
     /// Homes that do not exist yet, with the notes waiting for them.
     missing: BTreeMap<String, Vec<String>>,
     mocs: BTreeSet<String>,
+    /// Maps of content crew could not update, with why.
+    mocs_not_written: Vec<String>,
     /// Notes filed under another name because theirs was taken.
     clashes: Vec<String>,
     /// Notes filed together that link to each other.
@@ -88,7 +91,7 @@ pub(super) fn inbox_notes(ctx: &Ctx) -> Vec<usize> {
 pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateError> {
     let inbox = ctx.config.folders.inbox.clone();
     if !ctx.gate.dir_exists(&inbox) {
-        return Ok(no_inbox(&inbox, ctx.lang));
+        return Ok(no_inbox(ctx, &inbox));
     }
     let rename = ctx.asks(RENAME_WORDS);
     let homes = decide::homes(&ctx.config.folders, |d| ctx.gate.subdirs(d));
@@ -152,6 +155,7 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
     file_model_choices(ctx, label, rename, &mut t, &mut batch)?;
     batch.flush(ctx)?;
     t.mocs = std::mem::take(&mut batch.updated);
+    t.mocs_not_written = std::mem::take(&mut batch.not_written);
     t.interlinked = interlinked(ctx.gate.vault(), &t.filed);
     t.archive = common::notes_in(&ctx.gate.vault().notes, &inbox)
         .filter(|(_, n)| {
@@ -164,8 +168,9 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
     if let Some(pass) = &t.model {
         ctx.data = Some(serde_json::json!({ "model": pass.data() }));
     }
+    ctx.handoffs.extend(suggestions(&t));
     Ok(NativeOutput {
-        attention: t.left.len() > t.left_after_model,
+        attention: t.left.len() > t.left_after_model || !t.mocs_not_written.is_empty(),
         text: render(&t, &today, ctx.lang),
         postit,
     })
@@ -348,17 +353,14 @@ fn file_model_choices(
     Ok(())
 }
 
-fn no_inbox(inbox: &str, lang: Lang) -> NativeOutput {
+fn no_inbox(ctx: &mut Ctx, inbox: &str) -> NativeOutput {
+    ctx.hand_off(suggestion(
+        "architect",
+        "the vault has no inbox folder",
+        &format!("create {inbox}/ or map the inbox role"),
+    ));
     NativeOutput {
-        text: format!(
-            "{}{}",
-            tr!(lang, "triage.no_inbox", inbox = inbox),
-            suggestion(
-                "architect",
-                "the vault has no inbox folder",
-                &format!("create {inbox}/ or map the inbox role")
-            )
-        ),
+        text: tr!(ctx.lang, "triage.no_inbox", inbox = inbox),
         postit: "no inbox folder".into(),
         attention: true,
     }
@@ -539,6 +541,12 @@ fn render(t: &Triage, today: &str, l: Lang) -> String {
     section(&mut out, &tr!(l, "triage.mocs"), &mocs, |m| m.to_string());
     section(
         &mut out,
+        &tr!(l, "triage.mocs_not_written"),
+        &t.mocs_not_written,
+        String::clone,
+    );
+    section(
+        &mut out,
         &tr!(l, "triage.left", count = t.left.len()),
         &t.left,
         |(title, why)| format!("{title} — {why}"),
@@ -579,16 +587,15 @@ fn render(t: &Triage, today: &str, l: Lang) -> String {
         mocs = t.mocs.len(),
         left = t.left.len()
     ));
-    out.push_str(&suggestions(t));
     out
 }
 
 /// Work the triage saw for other agents.
-fn suggestions(t: &Triage) -> String {
-    let mut out = String::new();
+fn suggestions(t: &Triage) -> Vec<NextAgent> {
+    let mut out = Vec::new();
     for (path, notes) in &t.missing {
         let one = notes.len() == 1;
-        out.push_str(&suggestion(
+        out.push(suggestion(
             "architect",
             &format!(
                 "{} inbox note{} need{} a home that does not exist: {path}",
@@ -604,7 +611,7 @@ fn suggestions(t: &Triage) -> String {
     }
     if t.interlinked.len() >= 2 {
         let names: Vec<&str> = t.interlinked.iter().map(String::as_str).collect();
-        out.push_str(&suggestion(
+        out.push(suggestion(
             "connector",
             &format!(
                 "{} notes filed together link to each other; their neighbourhood may need more links",
@@ -614,7 +621,7 @@ fn suggestions(t: &Triage) -> String {
         ));
     }
     if !t.clashes.is_empty() {
-        out.push_str(&suggestion(
+        out.push(suggestion(
             "librarian",
             "notes with the same name now live side by side; check for duplicates",
             &t.clashes.join("; "),
