@@ -863,3 +863,106 @@ fn watch_reports_a_note_reopened_under_its_old_name_after_filing() {
     assert!(read(v.path(), "01-Projects/Alpha/Split 2.md").contains("second\n"));
     assert!(out.contains("appeared again after it was filed"), "{out}");
 }
+
+/// Programs that keep notes open and append to them while `crew ask "file my notes"` files
+/// and rewrites those notes (issue #32, item 5): not one appended line is lost, neither by the
+/// run nor by its undo. Each round appends to random notes through handles held open for a
+/// few lines, as long as the run lasts.
+#[cfg(target_os = "linux")]
+#[test]
+fn appenders_lose_no_line_while_crew_files_and_undoes() {
+    use std::io::Write as _;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    const NOTES: usize = 30;
+    let inbox = |i: usize| format!("00-Inbox/N{i:03}.md");
+    let filed = |i: usize| format!("01-Projects/P{}/N{i:03}.md", i % 3);
+    let mut appended = 0;
+    for round in 0..4u64 {
+        let mut files = vec![("00-Inbox/.keep".to_string(), String::new())];
+        for p in 0..3 {
+            files.push((
+                format!("01-Projects/P{p}/_index.md"),
+                "---\ntype: project\n---\n".to_string(),
+            ));
+        }
+        for i in 0..NOTES {
+            files.push((
+                inbox(i),
+                format!(
+                    "---\ntype: note\nproject: \"[[P{}]]\"\n---\nmarker {i}\nSee [[00-Inbox/N{:03}]].\n",
+                    i % 3,
+                    (i + 1) % NOTES
+                ),
+            ));
+        }
+        let v = common::vault_of(&files);
+        let dir = v.path().to_path_buf();
+        let mut lines = Vec::new();
+        for command in [&["ask", "file my notes"][..], &["undo"][..]] {
+            let stop = Arc::new(AtomicBool::new(false));
+            let (d, s) = (dir.clone(), Arc::clone(&stop));
+            let writer = std::thread::spawn(move || {
+                let mut seed = 0x9e37_79b9_7f4a_7c15_u64 ^ (round << 32) ^ command.len() as u64;
+                let mut rand = move |n: u64| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    seed % n
+                };
+                let mut out = Vec::new();
+                let mut k = 0;
+                while !s.load(Ordering::Relaxed) {
+                    let i = rand(NOTES as u64) as usize;
+                    let Some(mut f) = [inbox(i), filed(i)]
+                        .iter()
+                        .find_map(|p| std::fs::File::options().append(true).open(d.join(p)).ok())
+                    else {
+                        continue;
+                    };
+                    for _ in 0..1 + rand(3) {
+                        let line = format!("appended r{round} {} #{k}\n", command[0]);
+                        k += 1;
+                        f.write_all(line.as_bytes()).expect("append");
+                        out.push(line);
+                        std::thread::sleep(std::time::Duration::from_micros(rand(3000)));
+                    }
+                    drop(f);
+                    std::thread::sleep(std::time::Duration::from_micros(rand(2000)));
+                }
+                out
+            });
+            let out = common::crew(&dir).args(command).output().expect("crew");
+            stop.store(true, Ordering::Relaxed);
+            lines.extend(writer.join().expect("writer"));
+            // a run may leave notes it could not file (held open) and an undo may refuse
+            // (notes changed since the run): both fine; losing a line is not
+            assert!(
+                out.status.code().is_some_and(|c| c <= 2),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let text: String = common::snapshot(&dir)
+                .into_iter()
+                .filter(|(k, _)| k.ends_with(".md") && !k.starts_with(".crew/"))
+                .map(|(_, v)| String::from_utf8_lossy(&v).into_owned())
+                .collect();
+            for line in &lines {
+                assert_eq!(
+                    text.matches(line.as_str()).count(),
+                    1,
+                    "{line:?} lost or doubled"
+                );
+            }
+            for i in 0..NOTES {
+                assert_eq!(
+                    text.matches(&format!("marker {i}\n")).count(),
+                    1,
+                    "note {i}"
+                );
+            }
+        }
+        appended += lines.len();
+    }
+    eprintln!("{appended} lines appended, none lost");
+    assert!(appended > 0);
+}

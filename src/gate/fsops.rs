@@ -26,6 +26,16 @@ pub fn set_mtime(path: &Path, ns: i64) -> std::io::Result<()> {
 /// Writes `bytes` to `path` through a hidden temporary file in the same folder and a rename.
 /// With `no_clobber`, fails instead of replacing an existing file.
 pub fn atomic_write(path: &Path, bytes: &[u8], no_clobber: bool) -> std::io::Result<()> {
+    atomic_write_stat(path, bytes, no_clobber).map(|_| ())
+}
+
+/// [`atomic_write`], returning what the new file is (its inode and time), so a later check
+/// can tell it is still crew's copy at that name.
+pub(crate) fn atomic_write_stat(
+    path: &Path,
+    bytes: &[u8],
+    no_clobber: bool,
+) -> std::io::Result<std::fs::Metadata> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let mut builder = tempfile::Builder::new();
@@ -43,12 +53,13 @@ pub fn atomic_write(path: &Path, bytes: &[u8], no_clobber: bool) -> std::io::Res
         // keep the note's permissions when replacing it
         let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
     }
+    let written = tmp.as_file().metadata()?;
     if no_clobber {
         tmp.persist_noclobber(path).map_err(|e| e.error)?;
     } else {
         tmp.persist(path).map_err(|e| e.error)?;
     }
-    Ok(())
+    Ok(written)
 }
 
 /// Moves a file without ever replacing an existing one, atomically: the note has exactly one

@@ -13,6 +13,10 @@
 //! - Every write is a compare-and-swap against what crew read: the file is checked (size,
 //!   modification time, hash) right before it is replaced, and a note that changed since the
 //!   vault was loaded is re-planned (moves) or refused (edits), never edited at stale offsets.
+//! - A replaced file is held open across the swap: a note another program holds open for
+//!   writing is not replaced, and what a program writes into the old file while crew swaps it
+//!   is kept — appended after crew's bytes, or crew's change is withdrawn and the old file put
+//!   back (see `held`). The journal records what really ended in the file.
 //! - A move is two-phase: every check passes before the first byte changes, and when a later
 //!   step fails the steps already taken are rolled back.
 //! - Reads obey the jail too: no symlink on the way, only regular files (opened non-blocking,
@@ -22,6 +26,7 @@
 //! changed it, and a `--dry-run` plans exactly what a real run would do without touching disk.
 
 mod fsops;
+mod held;
 mod jail;
 mod moves;
 mod policy;
@@ -38,6 +43,7 @@ use crate::vault::read::{READ_CAP, ReadFail, Seen, read_regular};
 use crate::vault::resolve::is_note_path;
 
 use fsops::{is_read_only, move_no_clobber};
+pub(crate) use held::{Held, Swapped};
 use jail::check_new_name;
 
 pub use fsops::{atomic_write, set_mtime};
@@ -65,6 +71,9 @@ pub enum GateError {
         "{path} changed on disk while crew was working on it ({detail}); crew left it as it is now"
     )]
     Changed { path: String, detail: String },
+    /// Another program is writing the file: crew does not replace it under that program.
+    #[error("{path} is being written by another program ({detail}); crew left it as it is")]
+    Busy { path: String, detail: String },
     /// Reads obey the jail too: only regular files, of a bounded size.
     #[error("refused to read {path:?}: {reason}")]
     Unreadable { path: String, reason: String },
@@ -110,6 +119,10 @@ pub enum HookPoint {
     MovePlanned,
     /// A move rewrote the links and is about to rename the note.
     BeforeRename,
+    /// A file is checked and journaled, its new bytes about to be renamed over it.
+    BeforeSwap,
+    /// The new bytes were renamed over the file; the old file is not checked yet.
+    AfterSwap,
 }
 
 /// A function the gate calls at each [`HookPoint`] with the path concerned (tests only).
@@ -247,25 +260,6 @@ impl Gate {
         self.read_disk(path, READ_CAP)
     }
 
-    /// The compare of compare-and-swap: the file still holds what crew read (size,
-    /// modification time and hash). A dry run writes nothing, so there is nothing to compare.
-    fn verify(&self, path: &str, seen: &Seen) -> Result<(), GateError> {
-        if self.dry_run {
-            return Ok(());
-        }
-        let changed = |detail: String| GateError::Changed {
-            path: path.to_string(),
-            detail,
-        };
-        match read_regular(&self.vault.root.join(path), READ_CAP) {
-            Ok((_, now)) if now == *seen => Ok(()),
-            Ok(_) => Err(changed("its bytes differ from what crew read".into())),
-            Err(ReadFail::Missing) => Err(changed("it was moved or deleted".into())),
-            Err(ReadFail::Refused(reason)) => Err(changed(reason)),
-            Err(ReadFail::Io(e)) => Err(changed(e.to_string())),
-        }
-    }
-
     /// Read-only notes (no write permission bits) are left alone, whoever crew runs as.
     fn refuse_read_only(&self, path: &str) -> Result<(), GateError> {
         if is_read_only(&self.vault.root.join(path)) {
@@ -289,27 +283,94 @@ impl Gate {
     ) -> Result<(), GateError> {
         self.refuse_read_only(path)?;
         // checked before the journal line: a change refused here leaves no entry that undo
-        // would find neither applied nor matching
-        self.verify(path, seen)?;
+        // would find neither applied nor matching. The file stays open from this check on, so
+        // what another program writes into it until the swap is seen and kept.
+        let held = if self.dry_run {
+            None
+        } else {
+            Some(Held::open(&self.vault.root.join(path), path, seen)?)
+        };
+        let kind = if why.is_some() {
+            OpKind::Edit
+        } else {
+            OpKind::Write
+        };
+        let mtime_ns = i64::try_from(seen.mtime_ns).ok().filter(|t| *t > 0);
         self.journal.record(
             Operation {
                 seq: 0,
                 // a whole-file write has no reason of its own; an edit says why
-                op: if why.is_some() {
-                    OpKind::Edit
-                } else {
-                    OpKind::Write
-                },
+                op: kind,
                 path: path.to_string(),
                 to: None,
                 backup: None,
                 after_hash: Some(fingerprint(updated)),
                 note: why.map(str::to_string),
-                mtime_ns: i64::try_from(seen.mtime_ns).ok().filter(|t| *t > 0),
+                mtime_ns,
+                supersedes: None,
             },
             Some(original),
         )?;
-        self.put(path, updated, false)
+        let Some(held) = held else {
+            self.remember(path, updated);
+            return Ok(());
+        };
+        let hook = &mut self.hook;
+        let swapped = held.swap(original, updated, &mut |point| {
+            if let Some(h) = hook.as_mut() {
+                h(point, path);
+            }
+        })?;
+        // the journal line after the fact says what the file really holds, so undo restores
+        // the other program's bytes too, never drops them
+        let because = |what: &str| match why {
+            Some(w) => format!("{w}; {what}"),
+            None => what.to_string(),
+        };
+        match swapped {
+            Swapped::Clean => self.remember(path, updated),
+            Swapped::Merged { before, after } => {
+                self.journal.supersede_last(
+                    Operation {
+                        seq: 0,
+                        op: kind,
+                        path: path.to_string(),
+                        to: None,
+                        backup: None,
+                        after_hash: Some(fingerprint(&after)),
+                        note: Some(because("kept what another program appended meanwhile")),
+                        mtime_ns: None,
+                        supersedes: None,
+                    },
+                    Some(&before),
+                    true,
+                )?;
+                self.remember(path, &after);
+            }
+            Swapped::Withdrawn { now, why: reason } => {
+                self.journal.supersede_last(
+                    Operation {
+                        seq: 0,
+                        op: kind,
+                        path: path.to_string(),
+                        to: None,
+                        backup: None,
+                        after_hash: None,
+                        note: Some(because(&format!("withdrawn: {reason}"))),
+                        mtime_ns: None,
+                        supersedes: None,
+                    },
+                    None,
+                    false,
+                )?;
+                self.remember(path, &now);
+                return Err(GateError::Busy {
+                    path: path.to_string(),
+                    detail: reason,
+                });
+            }
+        }
+        Ok(())
     }
 
     pub fn exists(&self, path: &str) -> bool {
@@ -456,6 +517,7 @@ impl Gate {
                     after_hash: None,
                     note: None,
                     mtime_ns: None,
+                    supersedes: None,
                 },
                 None,
             )?;
@@ -474,13 +536,18 @@ impl Gate {
             atomic_write(&self.vault.root.join(path), bytes, no_clobber)
                 .map_err(|e| GateError::io(path, e))?;
         }
+        self.remember(path, bytes);
+        Ok(())
+    }
+
+    /// The gate's picture of a file once it holds `bytes`.
+    fn remember(&mut self, path: &str, bytes: &[u8]) {
         self.overlay.insert(path.to_string(), Some(bytes.to_vec()));
         if is_note_path(path) {
             self.vault.upsert_note(Note::parse(path.to_string(), bytes));
         } else {
             self.vault.add_attachment(path);
         }
-        Ok(())
     }
 
     /// Creates a new file; if the name is taken, a free variant is used. Returns the path used.
@@ -647,17 +714,31 @@ impl Gate {
         match op.op {
             OpKind::Edit | OpKind::Write => {
                 let bytes = original.ok_or("no original bytes were kept")?;
+                let mut bytes = bytes;
                 if !self.dry_run {
                     let full = self.vault.root.join(&op.path);
-                    match read_regular(&full, READ_CAP) {
-                        Ok((_, now))
-                            if op.after_hash.as_deref() == Some(&format!("{:016x}", now.hash)) => {}
-                        _ => return Err("it changed after crew wrote it; left as it is".into()),
-                    }
-                    atomic_write(&full, &bytes, false).map_err(|e| e.to_string())?;
-                    if let Some(ns) = op.mtime_ns {
-                        // the time is cosmetic: the bytes are back either way
-                        let _ = set_mtime(&full, ns);
+                    let changed = || "it changed after crew wrote it; left as it is".to_string();
+                    let (now, seen) = match read_regular(&full, READ_CAP) {
+                        Ok((now, seen))
+                            if op.after_hash.as_deref() == Some(&format!("{:016x}", seen.hash)) =>
+                        {
+                            (now, seen)
+                        }
+                        _ => return Err(changed()),
+                    };
+                    // the rollback replaces the file too: a program writing into it meanwhile
+                    // keeps its bytes (appended after the restored ones) or the rollback stops
+                    let held = Held::open(&full, &op.path, &seen).map_err(|e| e.to_string())?;
+                    match held.swap(&now, &bytes, &mut |_| {}) {
+                        Ok(Swapped::Clean) => {
+                            if let Some(ns) = op.mtime_ns {
+                                // the time is cosmetic: the bytes are back either way
+                                let _ = set_mtime(&full, ns);
+                            }
+                        }
+                        Ok(Swapped::Merged { after, .. }) => bytes = after,
+                        Ok(Swapped::Withdrawn { why, .. }) => return Err(why),
+                        Err(e) => return Err(e.to_string()),
                     }
                 }
                 if is_note_path(&op.path) {
@@ -699,9 +780,10 @@ impl Gate {
 impl crate::fault::HasFault for GateError {
     fn fault(&self) -> crate::fault::Fault {
         match self {
-            GateError::Io { .. } | GateError::Changed { .. } | GateError::MoveFailed { .. } => {
-                crate::fault::Fault::Run
-            }
+            GateError::Io { .. }
+            | GateError::Changed { .. }
+            | GateError::Busy { .. }
+            | GateError::MoveFailed { .. } => crate::fault::Fault::Run,
             _ => crate::fault::Fault::Input,
         }
     }

@@ -306,6 +306,7 @@ impl Gate {
                     after_hash: Some(fingerprint(&source)),
                     note: (to != wanted).then(|| format!("{wanted} was taken")),
                     mtime_ns: None,
+                    supersedes: None,
                 },
                 None,
             )

@@ -39,6 +39,12 @@ pub struct Operation {
     /// Modification time (ns since the epoch) of the bytes in `backup`, so undo puts it back.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub mtime_ns: Option<i64>,
+    /// The entry (its `seq`) this one stands for: what really ended in the file once another
+    /// program's writes during the change were kept. With `after_hash`, undo restores this
+    /// entry's backup instead of that entry's; without, the change was withdrawn and there is
+    /// nothing to undo.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub supersedes: Option<usize>,
 }
 
 impl Operation {
@@ -53,6 +59,7 @@ impl Operation {
             after_hash: Some(fingerprint(bytes)),
             note,
             mtime_ns: None,
+            supersedes: None,
         }
     }
 }
@@ -113,9 +120,44 @@ impl Journal {
 
     pub(crate) fn record(
         &mut self,
-        mut op: Operation,
+        op: Operation,
         original: Option<&[u8]>,
     ) -> Result<(), JournalError> {
+        let op = self.write_line(op, original)?;
+        self.entries.push(op);
+        self.originals.push(original.map(<[u8]>::to_vec));
+        Ok(())
+    }
+
+    /// Records what really became of the last entry's change, written after the fact: another
+    /// program wrote into the file while crew replaced it, and crew kept those bytes (`keep`:
+    /// the change stands, with `original` as the bytes to restore) or withdrew its change
+    /// (`!keep`: the entry leaves the in-memory journal, nothing is left to reverse).
+    pub(crate) fn supersede_last(
+        &mut self,
+        mut op: Operation,
+        original: Option<&[u8]>,
+        keep: bool,
+    ) -> Result<(), JournalError> {
+        let Some(last) = self.entries.last() else {
+            return Ok(());
+        };
+        op.supersedes = Some(last.seq);
+        let op = self.write_line(op, original)?;
+        self.pop();
+        if keep {
+            self.entries.push(op);
+            self.originals.push(original.map(<[u8]>::to_vec));
+        }
+        Ok(())
+    }
+
+    /// Numbers an entry and appends it (and its backup) to the journal file, synced.
+    fn write_line(
+        &mut self,
+        mut op: Operation,
+        original: Option<&[u8]>,
+    ) -> Result<Operation, JournalError> {
         self.last_seq += 1;
         op.seq = self.last_seq;
         if let Some(dir) = &self.dir {
@@ -137,9 +179,7 @@ impl Journal {
                 .and_then(|_| f.sync_data())
                 .map_err(|e| JournalError::at(&path.to_string_lossy(), e))?;
         }
-        self.entries.push(op);
-        self.originals.push(original.map(<[u8]>::to_vec));
-        Ok(())
+        Ok(op)
     }
 }
 

@@ -121,7 +121,19 @@ pub fn plan(vault: &Path, state_dir: &Path, run: &str) -> Result<Vec<Action>, Un
         files: HashMap::new(),
         actions: Vec::new(),
     };
+    // entries another stands for (see `Operation::supersedes`): undone through that one
+    let mut covered = std::collections::HashSet::new();
     for op in ops.iter().rev() {
+        if covered.contains(&op.seq) {
+            continue;
+        }
+        if let Some(target) = op.supersedes {
+            let of = ops.iter().find(|o| o.seq == target);
+            if sim.undo_superseding(op, of)? {
+                covered.insert(target);
+            }
+            continue;
+        }
         match op.op {
             OpKind::Create | OpKind::Write | OpKind::Edit => sim.undo_change(op)?,
             OpKind::Move => sim.undo_move(op)?,
@@ -206,6 +218,45 @@ impl Simulation<'_> {
             }
         }
         Ok(())
+    }
+
+    /// An entry written after the fact, standing for `of`: another program wrote into the file
+    /// while crew replaced it. Withdrawn (no `after_hash`): nothing to undo. Kept: the file goes
+    /// back to this entry's backup, the old file with the other program's bytes in it, so
+    /// undo drops none of them. Returns whether it stood for `of`; `false` when the file still
+    /// holds what `of` wrote (the correction never reached it), and `of` is undone as usual.
+    fn undo_superseding(
+        &mut self,
+        op: &Operation,
+        of: Option<&Operation>,
+    ) -> Result<bool, UndoError> {
+        let Some(want) = op.after_hash.as_deref() else {
+            return Ok(true);
+        };
+        let Some(now) = self.current(&op.path) else {
+            return Ok(false);
+        };
+        let now_hash = fingerprint(&now);
+        if now_hash != want {
+            if of.and_then(|o| o.after_hash.as_deref()) == Some(now_hash.as_str()) {
+                return Ok(false);
+            }
+            return Err(self.conflict(&op.path, "has been changed since this run"));
+        }
+        let backup = op
+            .backup
+            .as_ref()
+            .ok_or_else(|| self.conflict(&op.path, "has no backup in the journal"))?;
+        let bytes = std::fs::read(self.jdir.join(backup))
+            .map_err(|_| self.conflict(&op.path, "has no backup in the journal"))?;
+        self.actions.push(Action::Restore {
+            path: op.path.clone(),
+            backup: backup.clone(),
+            // the other program's write gave the old file a time of its own
+            mtime_ns: None,
+        });
+        self.files.insert(op.path.clone(), Some(bytes));
+        Ok(true)
     }
 
     /// A moved note: moved back, unless the move never happened.
@@ -328,7 +379,9 @@ fn apply_one(
                 mtime_ns,
             } => {
                 let bytes = std::fs::read(jdir.join(backup)).map_err(io(path))?;
-                atomic_write(&vault.join(path), &bytes, false).map_err(io(path))?;
+                if !restore_held(vault, run, path, &bytes)? {
+                    return Ok(());
+                }
                 if let Some(ns) = mtime_ns {
                     // the bytes are back either way; a time that cannot be set is only cosmetic
                     if let Err(e) = set_mtime(&vault.join(path), *ns) {
@@ -370,6 +423,52 @@ fn apply_one(
         }
     }
     Ok(())
+}
+
+/// Puts `bytes` back at `path` without losing what another program writes into the file
+/// meanwhile (see the gate's `held`): appended bytes follow the restored ones; a program still
+/// writing stops the undo, the file left as that program has it. Returns whether the file
+/// holds exactly `bytes` (so its time may be put back too).
+fn restore_held(vault: &Path, run: &str, path: &str, bytes: &[u8]) -> Result<bool, UndoError> {
+    use crate::gate::{Held, Swapped};
+    use crate::vault::read::{READ_CAP, ReadFail, read_regular};
+    let full = vault.join(path);
+    let conflict = |why: String| UndoError::Conflict {
+        run: run.to_string(),
+        path: path.to_string(),
+        why,
+    };
+    let (now, seen) = match read_regular(&full, READ_CAP) {
+        Ok(found) => found,
+        // gone: nothing to hold, the restore creates it again
+        Err(ReadFail::Missing) => {
+            atomic_write(&full, bytes, false).map_err(|source| UndoError::Io {
+                path: path.to_string(),
+                source,
+            })?;
+            return Ok(true);
+        }
+        Err(ReadFail::Refused(why)) => return Err(conflict(why)),
+        Err(ReadFail::Io(source)) => {
+            return Err(UndoError::Io {
+                path: path.to_string(),
+                source,
+            });
+        }
+    };
+    if now == bytes {
+        return Ok(true);
+    }
+    let held = Held::open(&full, path, &seen).map_err(|e| conflict(e.to_string()))?;
+    match held.swap(&now, bytes, &mut |_| {}) {
+        Ok(Swapped::Clean) => Ok(true),
+        Ok(Swapped::Merged { .. }) => {
+            tracing::warn!("{path}: kept what another program appended during the undo");
+            Ok(false)
+        }
+        Ok(Swapped::Withdrawn { why, .. }) => Err(conflict(why)),
+        Err(e) => Err(conflict(e.to_string())),
+    }
 }
 
 /// Removes crew's temporary files left in the vault by a killed run or undo. Only a holder of

@@ -39,6 +39,12 @@ pub enum ReadFail {
 /// would otherwise hang the opener while it holds the vault lock), checks with `fstat` that it
 /// is a regular file of at most `cap` bytes, and reads it.
 pub fn read_regular(full: &Path, cap: u64) -> Result<(Vec<u8>, Seen), ReadFail> {
+    open_regular(full, cap).map(|(_, bytes, seen)| (bytes, seen))
+}
+
+/// [`read_regular`], keeping the open file: a writer that replaces the file checks through
+/// this handle afterwards whether another program wrote into the copy it replaced.
+pub fn open_regular(full: &Path, cap: u64) -> Result<(std::fs::File, Vec<u8>, Seen), ReadFail> {
     use std::io::Read as _;
     let mut opts = std::fs::OpenOptions::new();
     opts.read(true);
@@ -75,7 +81,8 @@ pub fn read_regular(full: &Path, cap: u64) -> Result<(Vec<u8>, Seen), ReadFail> 
     }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     // `take`: a file growing while it is read still stops at the cap
-    file.take(cap + 1)
+    (&file)
+        .take(cap + 1)
         .read_to_end(&mut bytes)
         .map_err(ReadFail::Io)?;
     if bytes.len() as u64 > cap {
@@ -88,7 +95,7 @@ pub fn read_regular(full: &Path, cap: u64) -> Result<(Vec<u8>, Seen), ReadFail> 
         mtime_ns: crate::index::mtime_ns(&meta),
         hash: fnv1a(FNV_OFFSET, &bytes),
     };
-    Ok((bytes, seen))
+    Ok((file, bytes, seen))
 }
 
 /// [`read_regular`] with [`READ_CAP`], for readers that only want the bytes: a missing file

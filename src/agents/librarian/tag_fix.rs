@@ -107,6 +107,7 @@ pub fn apply(
             (
                 Err(
                     e @ (GateError::Changed { .. }
+                    | GateError::Busy { .. }
                     | GateError::Protected { .. }
                     | GateError::Unreadable { .. }),
                 ),
