@@ -703,3 +703,128 @@ fn a_reply_draft_needs_a_model_and_nothing_is_sent() {
         "{out}"
     );
 }
+
+/// One VEVENT as text; `extra` is added as lines (each ending in CRLF).
+fn vevent(uid: &str, summary: &str, start: NaiveDate, extra: &str) -> String {
+    format!(
+        "BEGIN:VEVENT\r\nUID:{uid}\r\nDTSTAMP:20260101T000000Z\r\nDTSTART;TZID=Europe/Rome:{}\r\nDURATION:PT1H\r\nSUMMARY:{summary}\r\n{extra}END:VEVENT\r\n",
+        ics_stamp(start, 9)
+    )
+}
+
+fn vcalendar(events: &[String]) -> String {
+    format!(
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//crew tests//EN\r\n{}END:VCALENDAR\r\n",
+        events.concat()
+    )
+}
+
+/// What outside text may carry that would run in Obsidian.
+const LIVE: &str = "Hi\n\n```dataviewjs\ndv.paragraph(app.vault.getName())\n```\n\n~~~ dataview\nTABLE file.name\n~~~\n\n> ```js-engine\n> return 1\n> ```\n\nInline `$= dv.current().file.name` and ` $=1+1 ` too.\n<script>alert(1)</script> <IFRAME src=\"https://x.example\"></iframe>\n<% tp.system.prompt() %>\n";
+
+/// The live forms `LIVE` holds are gone from `text`.
+fn assert_inert(text: &str) {
+    let lower = text.to_lowercase();
+    for bad in [
+        "```dataviewjs",
+        "~~~ dataview\n",
+        "```js-engine",
+        "`$=",
+        "` $=",
+        "<script",
+        "<iframe",
+        "<%",
+    ] {
+        assert!(!lower.contains(bad), "{bad:?} left live in:\n{text}");
+    }
+}
+
+#[test]
+fn saved_mail_and_imported_events_hold_no_live_code_and_headers_stay_on_one_line() {
+    let md = maildir();
+    // every byte but letters and digits as `=XX`, so any text is one encoded word
+    let encoded = |s: &str| {
+        let q: String = s
+            .bytes()
+            .map(|b| {
+                if b.is_ascii_alphanumeric() {
+                    (b as char).to_string()
+                } else {
+                    format!("={b:02X}")
+                }
+            })
+            .collect();
+        format!("=?UTF-8?Q?{q}?=")
+    };
+    let mail = format!(
+        "From: {} <mallory@evil.example>\r\nTo: {} <me@example.org>\r\nSubject: {}\r\nDate: {}\r\nMessage-ID: <evil1@evil.example>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{}",
+        encoded("Mallory\n---\nstatus: pwned\n"),
+        encoded("Me\n---\nstatus: pwned <% x %>"),
+        encoded("Invoice\nstatus: pwned `$= dv.current()`"),
+        rfc_date(0),
+        LIVE.replace('\n', "\r\n")
+    );
+    deliver(md.path(), "3000.evil.host", mail.as_bytes());
+    let cal = TempDir::new().expect("tmp");
+    let ics = cal.path().join("c.ics");
+    let description = LIVE
+        .replace('\\', "\\\\")
+        .replace(',', "\\,")
+        .replace(';', "\\;")
+        .replace('\n', "\\n");
+    std::fs::write(
+        &ics,
+        vcalendar(&[vevent(
+            "live@test",
+            "Sync `$= dv.current()`",
+            today() + Duration::days(1),
+            &format!("DESCRIPTION:{description}\r\nLOCATION:<script>x</script>\r\n"),
+        )]),
+    )
+    .expect("ics");
+    let v = people_vault(&[]);
+    with_config(
+        &v,
+        &format!(
+            "mail:\n  maildir: {}\ncalendar:\n  ics: [{}]\n  timezone: Europe/Rome\n",
+            md.path().display(),
+            ics.display()
+        ),
+    );
+    let (_, listing, _) = ask(v.path(), "check my email");
+    let n = number_of(&listing, "Invoice");
+    let (_, out, _) = ask(v.path(), &format!("save email {n}"));
+    assert!(out.contains("Saved"), "{out}");
+    let saved = notes_with(v.path(), "message-id: \"evil1@evil.example\"");
+    assert_eq!(saved.len(), 1);
+    let text = &saved[0].1;
+    assert_inert(text);
+    assert!(
+        text.contains("dv.paragraph"),
+        "the text itself stays: {text}"
+    );
+    // no header breaks out of its line
+    assert!(text.contains("Mallory --- status: pwned"), "{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("status:")).count(),
+        1,
+        "{text}"
+    );
+    assert!(
+        !text.lines().any(|l| l.starts_with("status: pwned")),
+        "{text}"
+    );
+    let (_, out, _) = ask(v.path(), "import events");
+    assert!(out.contains("1 new"), "{out}");
+    let notes = event_notes(v.path());
+    assert_eq!(notes.len(), 1);
+    assert_inert(&notes[0].1);
+    assert!(notes[0].1.contains("TABLE file.name"), "{}", notes[0].1);
+    // the agent log and the post-it are notes too
+    for meta in ["Meta/agent-log.md", "Meta/states/postman.md"] {
+        if let Ok(t) = std::fs::read_to_string(v.path().join(meta)) {
+            assert_inert(&t);
+            assert!(!t.lines().any(|l| l.starts_with("status: pwned")), "{t}");
+        }
+    }
+}

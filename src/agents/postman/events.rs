@@ -7,7 +7,7 @@ use chrono::{Duration, NaiveDate};
 
 use super::calendar::{self, Event};
 use super::people::{Directory, property_strings};
-use super::{defuse, md_inline, q};
+use super::{inert, md_inline, one_line, q};
 use crate::agents::common;
 use crate::agents::{Ctx, NativeOutput};
 use crate::gate::GateError;
@@ -107,7 +107,8 @@ fn who(e: &Event, dir: &Directory) -> Vec<String> {
         .iter()
         .map(|a| match dir.find(a.email.as_deref(), a.name.as_deref()) {
             Some(p) => format!("[[{}]]", p.note),
-            None => a.label(),
+            // an attendee's name is outside text, written into the note's frontmatter and body
+            None => inert(&one_line(&a.label())),
         })
         .collect()
 }
@@ -188,8 +189,13 @@ fn managed_fields(e: &Event, people: &[String]) -> Vec<(&'static str, Option<Str
         (
             "participants",
             (!people.is_empty()).then(|| {
-                serde_json::to_string(&people.iter().map(|p| defuse(p)).collect::<Vec<_>>())
-                    .unwrap_or_else(|_| "[]".into())
+                serde_json::to_string(
+                    &people
+                        .iter()
+                        .map(|p| inert(&one_line(p)))
+                        .collect::<Vec<_>>(),
+                )
+                .unwrap_or_else(|_| "[]".into())
             }),
         ),
     ];
@@ -253,7 +259,7 @@ fn render_note(e: &Event, people: &[String]) -> String {
     }
     body.push_str("\n## Agenda\n\n");
     if let Some(d) = &e.description {
-        body.push_str(&defuse(d.trim()));
+        body.push_str(&inert(d.trim()));
         body.push('\n');
     }
     body.push_str("\n## Notes\n\n");
