@@ -704,6 +704,17 @@ fn a_reply_draft_needs_a_model_and_nothing_is_sent() {
     );
 }
 
+/// A calendar config for the folder or file `ics`.
+fn calendar_config(v: &TempDir, ics: &Path) {
+    with_config(
+        v,
+        &format!(
+            "calendar:\n  ics: [{}]\n  timezone: Europe/Rome\n",
+            ics.display()
+        ),
+    );
+}
+
 /// One VEVENT as text; `extra` is added as lines (each ending in CRLF).
 fn vevent(uid: &str, summary: &str, start: NaiveDate, extra: &str) -> String {
     format!(
@@ -717,6 +728,176 @@ fn vcalendar(events: &[String]) -> String {
         "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//crew tests//EN\r\n{}END:VCALENDAR\r\n",
         events.concat()
     )
+}
+
+#[test]
+fn deeply_nested_calendars_are_refused_by_name_in_every_command() {
+    let cal = TempDir::new().expect("tmp");
+    // 8,000 nested components: a parser that recurses per level runs out of stack
+    let mut deep = String::from("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n");
+    for _ in 0..8_000 {
+        deep.push_str("BEGIN:X\r\n");
+    }
+    for _ in 0..8_000 {
+        deep.push_str("END:X\r\n");
+    }
+    deep.push_str("END:VCALENDAR\r\n");
+    std::fs::write(cal.path().join("deep.ics"), deep).expect("ics");
+    let tomorrow = today() + Duration::days(1);
+    std::fs::write(
+        cal.path().join("work.ics"),
+        vcalendar(&[vevent("ok@test", "Budget deadline", tomorrow, "")]),
+    )
+    .expect("ics");
+    let v = people_vault(&[]);
+    calendar_config(&v, cal.path());
+    for ask_for in [
+        "what's on my calendar",
+        "weekly agenda",
+        "deadline radar",
+        "prepare for meeting budget",
+        "import events",
+    ] {
+        let (_, out, _) = ask(v.path(), ask_for);
+        assert!(out.contains("Budget deadline"), "{ask_for}: {out}");
+        if ask_for != "weekly agenda" && ask_for != "deadline radar" {
+            assert!(
+                out.contains("deep.ics") && out.contains("nested"),
+                "{ask_for}: {out}"
+            );
+        }
+    }
+    assert_eq!(event_notes(v.path()).len(), 1);
+}
+
+#[test]
+fn a_rule_without_end_is_cut_at_a_cap_that_the_report_names() {
+    let cal = TempDir::new().expect("tmp");
+    let ics = cal.path().join("c.ics");
+    let t = today();
+    std::fs::write(
+        &ics,
+        vcalendar(&[
+            vevent(
+                "every-second@test",
+                "Every second",
+                t,
+                "RRULE:FREQ=SECONDLY\r\n",
+            ),
+            vevent(
+                "daily@test",
+                "Daily walk",
+                t,
+                "RRULE:FREQ=DAILY;COUNT=3\r\n",
+            ),
+        ]),
+    )
+    .expect("ics");
+    let v = people_vault(&[]);
+    calendar_config(&v, &ics);
+    let (_, out, _) = ask(v.path(), "import events");
+    assert!(
+        out.contains("Every second") && out.contains("first 500"),
+        "{out}"
+    );
+    let notes = event_notes(v.path());
+    assert_eq!(
+        notes
+            .iter()
+            .filter(|(_, t)| t.contains("# Every second"))
+            .count(),
+        500
+    );
+    assert_eq!(
+        notes
+            .iter()
+            .filter(|(_, t)| t.contains("# Daily walk"))
+            .count(),
+        3
+    );
+}
+
+#[test]
+fn a_bidi_control_in_an_event_name_stays_out_of_file_names_and_a_bad_event_is_skipped() {
+    let cal = TempDir::new().expect("tmp");
+    let ics = cal.path().join("c.ics");
+    let soon = today() + Duration::days(1);
+    let later = today() + Duration::days(40);
+    std::fs::write(
+        &ics,
+        vcalendar(&[
+            vevent("bidi@test", "Pay \u{202E}fdp.exe", soon, ""),
+            vevent("blocked@test", "Blocked review", later, ""),
+            vevent("plain@test", "Plain lunch", soon, ""),
+        ]),
+    )
+    .expect("ics");
+    let v = people_vault(&[]);
+    // a file where the month folder of one event must go: that event cannot be written
+    let month = format!("06-Meetings/{}", later.format("%Y/%m"));
+    std::fs::create_dir_all(v.path().join(&month).parent().expect("parent")).expect("mkdir");
+    std::fs::write(v.path().join(&month), "not a folder").expect("blocker");
+    calendar_config(&v, &ics);
+    let (_, out, code) = ask(v.path(), "import events");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("2 new"), "{out}");
+    assert!(
+        out.contains("Blocked review") && out.contains("skipped"),
+        "{out}"
+    );
+    let notes = event_notes(v.path());
+    assert_eq!(notes.len(), 2, "{out}");
+    for (p, _) in &notes {
+        let name = p.to_string_lossy();
+        assert!(
+            !name.chars().any(|c| c == '\u{202E}' || c.is_control()),
+            "{name:?}"
+        );
+    }
+    assert!(
+        notes
+            .iter()
+            .any(|(p, _)| p.to_string_lossy().contains("Pay fdp.exe"))
+    );
+}
+
+#[test]
+fn a_second_event_with_the_same_uid_is_skipped_and_named() {
+    let cal = TempDir::new().expect("tmp");
+    let ics = cal.path().join("c.ics");
+    let soon = today() + Duration::days(1);
+    std::fs::write(
+        &ics,
+        vcalendar(&[
+            vevent("same@test", "Dentist", soon, ""),
+            vevent("same@test", "Board meeting", soon + Duration::days(1), ""),
+        ]),
+    )
+    .expect("ics");
+    let v = people_vault(&[]);
+    calendar_config(&v, &ics);
+    let (_, out, _) = ask(v.path(), "import events");
+    assert!(out.contains("1 new"), "{out}");
+    assert!(
+        out.contains("Board meeting") && out.contains("same@test") && out.contains("Dentist"),
+        "{out}"
+    );
+    let notes = event_notes(v.path());
+    assert_eq!(notes.len(), 1);
+    assert!(notes[0].1.contains("# Dentist"));
+    // the same event in two files (an export and a sync folder) is no conflict
+    std::fs::write(
+        cal.path().join("copy.ics"),
+        vcalendar(&[vevent("same@test", "Dentist", soon, "")]),
+    )
+    .expect("ics");
+    calendar_config(&v, cal.path());
+    let (_, out, _) = ask(v.path(), "import events");
+    assert!(out.contains("0 new, 0 updated, 1 unchanged"), "{out}");
+    assert!(
+        !out.contains("copy.ics"),
+        "the same event twice is no problem: {out}"
+    );
 }
 
 /// What outside text may carry that would run in Obsidian.

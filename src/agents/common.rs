@@ -36,8 +36,11 @@ pub(crate) fn safe_title(raw: &str, max_chars: usize) -> String {
     let cleaned: String = raw
         .chars()
         .map(|c| {
-            // a backtick would end the inline code a path is quoted in (reports, the log)
-            if "/\\:*?\"<>|#^[]`".contains(c) || c.is_control() {
+            // A bidi control makes a name display as another one: the gate refuses such
+            // names, so a title from outside text would otherwise fail to become a note. A
+            // backtick would end the inline code a path is quoted in (reports, the log).
+            let unsafe_here = "/\\:*?\"<>|#^[]`".contains(c);
+            if unsafe_here || c.is_control() || crate::gate::is_bidi_control(c) {
                 ' '
             } else {
                 c
@@ -128,6 +131,7 @@ mod tests {
         assert_eq!(link_value_name("\"[[01-Projects/Kitchen|K]]\""), "Kitchen");
         assert_eq!(fold("Side Projects"), fold("side-projects"));
         assert_eq!(safe_title("a/b: c?", 50), "a b c");
+        assert_eq!(safe_title("Pay \u{202E}fdp.exe\u{2066}", 50), "Pay fdp.exe");
         assert_eq!(safe_title("Sync `$= x`", 50), "Sync $= x");
     }
 }
