@@ -703,3 +703,309 @@ fn a_reply_draft_needs_a_model_and_nothing_is_sent() {
         "{out}"
     );
 }
+
+/// A calendar config for the folder or file `ics`.
+fn calendar_config(v: &TempDir, ics: &Path) {
+    with_config(
+        v,
+        &format!(
+            "calendar:\n  ics: [{}]\n  timezone: Europe/Rome\n",
+            ics.display()
+        ),
+    );
+}
+
+/// One VEVENT as text; `extra` is added as lines (each ending in CRLF).
+fn vevent(uid: &str, summary: &str, start: NaiveDate, extra: &str) -> String {
+    format!(
+        "BEGIN:VEVENT\r\nUID:{uid}\r\nDTSTAMP:20260101T000000Z\r\nDTSTART;TZID=Europe/Rome:{}\r\nDURATION:PT1H\r\nSUMMARY:{summary}\r\n{extra}END:VEVENT\r\n",
+        ics_stamp(start, 9)
+    )
+}
+
+fn vcalendar(events: &[String]) -> String {
+    format!(
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//crew tests//EN\r\n{}END:VCALENDAR\r\n",
+        events.concat()
+    )
+}
+
+#[test]
+fn deeply_nested_calendars_are_refused_by_name_in_every_command() {
+    let cal = TempDir::new().expect("tmp");
+    // 8,000 nested components: a parser that recurses per level runs out of stack
+    let mut deep = String::from("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n");
+    for _ in 0..8_000 {
+        deep.push_str("BEGIN:X\r\n");
+    }
+    for _ in 0..8_000 {
+        deep.push_str("END:X\r\n");
+    }
+    deep.push_str("END:VCALENDAR\r\n");
+    std::fs::write(cal.path().join("deep.ics"), deep).expect("ics");
+    let tomorrow = today() + Duration::days(1);
+    std::fs::write(
+        cal.path().join("work.ics"),
+        vcalendar(&[vevent("ok@test", "Budget deadline", tomorrow, "")]),
+    )
+    .expect("ics");
+    let v = people_vault(&[]);
+    calendar_config(&v, cal.path());
+    for ask_for in [
+        "what's on my calendar",
+        "weekly agenda",
+        "deadline radar",
+        "prepare for meeting budget",
+        "import events",
+    ] {
+        let (_, out, _) = ask(v.path(), ask_for);
+        assert!(out.contains("Budget deadline"), "{ask_for}: {out}");
+        if ask_for != "weekly agenda" && ask_for != "deadline radar" {
+            assert!(
+                out.contains("deep.ics") && out.contains("nested"),
+                "{ask_for}: {out}"
+            );
+        }
+    }
+    assert_eq!(event_notes(v.path()).len(), 1);
+}
+
+#[test]
+fn a_rule_without_end_is_cut_at_a_cap_that_the_report_names() {
+    let cal = TempDir::new().expect("tmp");
+    let ics = cal.path().join("c.ics");
+    let t = today();
+    std::fs::write(
+        &ics,
+        vcalendar(&[
+            vevent(
+                "every-second@test",
+                "Every second",
+                t,
+                "RRULE:FREQ=SECONDLY\r\n",
+            ),
+            vevent(
+                "daily@test",
+                "Daily walk",
+                t,
+                "RRULE:FREQ=DAILY;COUNT=3\r\n",
+            ),
+        ]),
+    )
+    .expect("ics");
+    let v = people_vault(&[]);
+    calendar_config(&v, &ics);
+    let (_, out, _) = ask(v.path(), "import events");
+    assert!(
+        out.contains("Every second") && out.contains("first 500"),
+        "{out}"
+    );
+    let notes = event_notes(v.path());
+    assert_eq!(
+        notes
+            .iter()
+            .filter(|(_, t)| t.contains("# Every second"))
+            .count(),
+        500
+    );
+    assert_eq!(
+        notes
+            .iter()
+            .filter(|(_, t)| t.contains("# Daily walk"))
+            .count(),
+        3
+    );
+}
+
+#[test]
+fn a_bidi_control_in_an_event_name_stays_out_of_file_names_and_a_bad_event_is_skipped() {
+    let cal = TempDir::new().expect("tmp");
+    let ics = cal.path().join("c.ics");
+    let soon = today() + Duration::days(1);
+    let later = today() + Duration::days(40);
+    std::fs::write(
+        &ics,
+        vcalendar(&[
+            vevent("bidi@test", "Pay \u{202E}fdp.exe", soon, ""),
+            vevent("blocked@test", "Blocked review", later, ""),
+            vevent("plain@test", "Plain lunch", soon, ""),
+        ]),
+    )
+    .expect("ics");
+    let v = people_vault(&[]);
+    // a file where the month folder of one event must go: that event cannot be written
+    let month = format!("06-Meetings/{}", later.format("%Y/%m"));
+    std::fs::create_dir_all(v.path().join(&month).parent().expect("parent")).expect("mkdir");
+    std::fs::write(v.path().join(&month), "not a folder").expect("blocker");
+    calendar_config(&v, &ics);
+    let (_, out, code) = ask(v.path(), "import events");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("2 new"), "{out}");
+    assert!(
+        out.contains("Blocked review") && out.contains("skipped"),
+        "{out}"
+    );
+    let notes = event_notes(v.path());
+    assert_eq!(notes.len(), 2, "{out}");
+    for (p, _) in &notes {
+        let name = p.to_string_lossy();
+        assert!(
+            !name.chars().any(|c| c == '\u{202E}' || c.is_control()),
+            "{name:?}"
+        );
+    }
+    assert!(
+        notes
+            .iter()
+            .any(|(p, _)| p.to_string_lossy().contains("Pay fdp.exe"))
+    );
+}
+
+#[test]
+fn a_second_event_with_the_same_uid_is_skipped_and_named() {
+    let cal = TempDir::new().expect("tmp");
+    let ics = cal.path().join("c.ics");
+    let soon = today() + Duration::days(1);
+    std::fs::write(
+        &ics,
+        vcalendar(&[
+            vevent("same@test", "Dentist", soon, ""),
+            vevent("same@test", "Board meeting", soon + Duration::days(1), ""),
+        ]),
+    )
+    .expect("ics");
+    let v = people_vault(&[]);
+    calendar_config(&v, &ics);
+    let (_, out, _) = ask(v.path(), "import events");
+    assert!(out.contains("1 new"), "{out}");
+    assert!(
+        out.contains("Board meeting") && out.contains("same@test") && out.contains("Dentist"),
+        "{out}"
+    );
+    let notes = event_notes(v.path());
+    assert_eq!(notes.len(), 1);
+    assert!(notes[0].1.contains("# Dentist"));
+    // the same event in two files (an export and a sync folder) is no conflict
+    std::fs::write(
+        cal.path().join("copy.ics"),
+        vcalendar(&[vevent("same@test", "Dentist", soon, "")]),
+    )
+    .expect("ics");
+    calendar_config(&v, cal.path());
+    let (_, out, _) = ask(v.path(), "import events");
+    assert!(out.contains("0 new, 0 updated, 1 unchanged"), "{out}");
+    assert!(
+        !out.contains("copy.ics"),
+        "the same event twice is no problem: {out}"
+    );
+}
+
+/// What outside text may carry that would run in Obsidian.
+const LIVE: &str = "Hi\n\n```dataviewjs\ndv.paragraph(app.vault.getName())\n```\n\n~~~ dataview\nTABLE file.name\n~~~\n\n> ```js-engine\n> return 1\n> ```\n\nInline `$= dv.current().file.name` and ` $=1+1 ` too.\n<script>alert(1)</script> <IFRAME src=\"https://x.example\"></iframe>\n<% tp.system.prompt() %>\n";
+
+/// The live forms `LIVE` holds are gone from `text`.
+fn assert_inert(text: &str) {
+    let lower = text.to_lowercase();
+    for bad in [
+        "```dataviewjs",
+        "~~~ dataview\n",
+        "```js-engine",
+        "`$=",
+        "` $=",
+        "<script",
+        "<iframe",
+        "<%",
+    ] {
+        assert!(!lower.contains(bad), "{bad:?} left live in:\n{text}");
+    }
+}
+
+#[test]
+fn saved_mail_and_imported_events_hold_no_live_code_and_headers_stay_on_one_line() {
+    let md = maildir();
+    // every byte but letters and digits as `=XX`, so any text is one encoded word
+    let encoded = |s: &str| {
+        let q: String = s
+            .bytes()
+            .map(|b| {
+                if b.is_ascii_alphanumeric() {
+                    (b as char).to_string()
+                } else {
+                    format!("={b:02X}")
+                }
+            })
+            .collect();
+        format!("=?UTF-8?Q?{q}?=")
+    };
+    let mail = format!(
+        "From: {} <mallory@evil.example>\r\nTo: {} <me@example.org>\r\nSubject: {}\r\nDate: {}\r\nMessage-ID: <evil1@evil.example>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{}",
+        encoded("Mallory\n---\nstatus: pwned\n"),
+        encoded("Me\n---\nstatus: pwned <% x %>"),
+        encoded("Invoice\nstatus: pwned `$= dv.current()`"),
+        rfc_date(0),
+        LIVE.replace('\n', "\r\n")
+    );
+    deliver(md.path(), "3000.evil.host", mail.as_bytes());
+    let cal = TempDir::new().expect("tmp");
+    let ics = cal.path().join("c.ics");
+    let description = LIVE
+        .replace('\\', "\\\\")
+        .replace(',', "\\,")
+        .replace(';', "\\;")
+        .replace('\n', "\\n");
+    std::fs::write(
+        &ics,
+        vcalendar(&[vevent(
+            "live@test",
+            "Sync `$= dv.current()`",
+            today() + Duration::days(1),
+            &format!("DESCRIPTION:{description}\r\nLOCATION:<script>x</script>\r\n"),
+        )]),
+    )
+    .expect("ics");
+    let v = people_vault(&[]);
+    with_config(
+        &v,
+        &format!(
+            "mail:\n  maildir: {}\ncalendar:\n  ics: [{}]\n  timezone: Europe/Rome\n",
+            md.path().display(),
+            ics.display()
+        ),
+    );
+    let (_, listing, _) = ask(v.path(), "check my email");
+    let n = number_of(&listing, "Invoice");
+    let (_, out, _) = ask(v.path(), &format!("save email {n}"));
+    assert!(out.contains("Saved"), "{out}");
+    let saved = notes_with(v.path(), "message-id: \"evil1@evil.example\"");
+    assert_eq!(saved.len(), 1);
+    let text = &saved[0].1;
+    assert_inert(text);
+    assert!(
+        text.contains("dv.paragraph"),
+        "the text itself stays: {text}"
+    );
+    // no header breaks out of its line
+    assert!(text.contains("Mallory --- status: pwned"), "{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("status:")).count(),
+        1,
+        "{text}"
+    );
+    assert!(
+        !text.lines().any(|l| l.starts_with("status: pwned")),
+        "{text}"
+    );
+    let (_, out, _) = ask(v.path(), "import events");
+    assert!(out.contains("1 new"), "{out}");
+    let notes = event_notes(v.path());
+    assert_eq!(notes.len(), 1);
+    assert_inert(&notes[0].1);
+    assert!(notes[0].1.contains("TABLE file.name"), "{}", notes[0].1);
+    // the agent log and the post-it are notes too
+    for meta in ["Meta/agent-log.md", "Meta/states/postman.md"] {
+        if let Ok(t) = std::fs::read_to_string(v.path().join(meta)) {
+            assert_inert(&t);
+            assert!(!t.lines().any(|l| l.starts_with("status: pwned")), "{t}");
+        }
+    }
+}

@@ -58,7 +58,11 @@ pub(crate) fn safe_title(raw: &str, max_chars: usize) -> String {
     let cleaned: String = raw
         .chars()
         .map(|c| {
-            if "/\\:*?\"<>|#^[]".contains(c) || c.is_control() {
+            // A bidi control makes a name display as another one: the gate refuses such
+            // names, so a title from outside text would otherwise fail to become a note. A
+            // backtick would end the inline code a path is quoted in (reports, the log).
+            let unsafe_here = "/\\:*?\"<>|#^[]`".contains(c);
+            if unsafe_here || c.is_control() || crate::gate::is_bidi_control(c) {
                 ' '
             } else {
                 c
@@ -98,9 +102,12 @@ pub(crate) fn convention_name(date: &str, kind: &str, title: &str) -> String {
 /// Records one line for `Meta/agent-log.md`; the lines of a run are written together when the
 /// agent is done ([`flush_log`]), so a large run does not rewrite the log once per change.
 pub(crate) fn log_change(ctx: &mut Ctx, agent: &str, what: &str) -> Result<(), GateError> {
+    // the log is a note: a line naming outside text (a subject, a title made a file name)
+    // stays one line and runs nothing
     ctx.log.push(format!(
-        "- {} — {agent} — {what}\n",
-        ctx.now.format("%Y-%m-%d %H:%M")
+        "- {} — {agent} — {}\n",
+        ctx.now.format("%Y-%m-%d %H:%M"),
+        super::inert::inert(&super::inert::one_line(what))
     ));
     Ok(())
 }
@@ -146,5 +153,7 @@ mod tests {
         assert_eq!(link_value_name("\"[[01-Projects/Kitchen|K]]\""), "Kitchen");
         assert_eq!(fold("Side Projects"), fold("side-projects"));
         assert_eq!(safe_title("a/b: c?", 50), "a b c");
+        assert_eq!(safe_title("Pay \u{202E}fdp.exe\u{2066}", 50), "Pay fdp.exe");
+        assert_eq!(safe_title("Sync `$= x`", 50), "Sync $= x");
     }
 }

@@ -8,6 +8,7 @@ pub mod common;
 pub mod connector;
 pub mod filing;
 pub mod fixes;
+pub(crate) mod inert;
 pub mod librarian;
 pub mod moc;
 pub mod modelonly;

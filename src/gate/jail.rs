@@ -57,7 +57,7 @@ pub fn jail(path: &str) -> Result<String, GateError> {
 }
 /// Characters that change the direction text is shown in: a name holding one can display as
 /// a different name (`U+202E` turns `gnp.md` into what looks like `md.png`).
-fn is_bidi_control(c: char) -> bool {
+pub(crate) fn is_bidi_control(c: char) -> bool {
     matches!(
         c,
         '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'

@@ -47,6 +47,7 @@ pub(crate) use held::{Held, Swapped};
 use jail::check_new_name;
 
 pub use fsops::{atomic_write, set_mtime};
+pub(crate) use jail::is_bidi_control;
 pub use jail::jail;
 pub use moves::MoveOutcome;
 pub use policy::{CREW_FOLDERS, Policy};

@@ -1,15 +1,36 @@
 //! Events from iCalendar files: parsed with `icalendar`, recurring series expanded with
 //! `rrule`, every time shown in the user's zone (`chrono-tz`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
 use chrono_tz::Tz;
 use icalendar::parser::{Component, Property};
 
-/// Occurrences of one series kept per window (a rule firing every minute stays bounded).
-const MAX_OCCURRENCES: u16 = 5_000;
+use super::{inert, one_line};
+
+/// Occurrences of one series kept per window: a rule without end firing every second
+/// (`FREQ=SECONDLY`) would otherwise make thousands of notes from a line of text. An hourly
+/// meeting over the import window (67 days) is the most a real calendar comes near it.
+pub(crate) const MAX_OCCURRENCES: usize = 500;
+
+/// Occurrences of all the series of one file kept per window: many capped rules in a small
+/// file stay bounded too.
+const MAX_FILE_OCCURRENCES: usize = 5_000;
+
+/// Occurrences of one rule looked at, before and in the window, before crew stops: the rule
+/// library steps through every occurrence since DTSTART, and a rule firing every second that
+/// began a year ago has 31 million of them.
+const MAX_STEPS: usize = 200_000;
+
+/// Occurrences looked at for all the series of one file: a file of many such rules costs
+/// bounded time too (a second or so).
+const MAX_FILE_STEPS: usize = 1_000_000;
+
+/// How deep components may nest (a calendar, an event, an alarm: 3). The parser recurses once
+/// per level, so 8,000 nested components overflowed the stack; a deeper file is refused.
+const MAX_NESTING: usize = 32;
 
 /// Someone taking part in an event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,6 +122,8 @@ pub fn load(paths: &[PathBuf], zone: Tz, from: NaiveDate, to: NaiveDate) -> Load
     loaded.files = files.len();
     // (uid, occurrence) → (sequence, event): a later SEQUENCE of the same event wins
     let mut seen: BTreeMap<(String, Option<String>), (i64, Event)> = BTreeMap::new();
+    // a UID given to two different events is reported once per event, not per occurrence
+    let mut clashes: BTreeSet<String> = BTreeSet::new();
     for f in files {
         let name = f.display().to_string();
         let bytes = match crate::sources::ics::read(&f) {
@@ -118,6 +141,18 @@ pub fn load(paths: &[PathBuf], zone: Tz, from: NaiveDate, to: NaiveDate) -> Load
                     let key = (ev.uid.clone(), ev.occurrence.clone());
                     match seen.get(&key) {
                         Some((s, _)) if *s > seq => {}
+                        // the same event again (an export beside a synced folder): kept once
+                        Some((s, old)) if *s == seq && same_event(old, &ev) => {}
+                        // A different event under a UID already read, without a newer SEQUENCE
+                        // to say it replaces it: a UID names one event, so the first stays and
+                        // the other is reported. Importing both would give two notes one key,
+                        // and a stranger's invitation could silently take over a meeting's note.
+                        Some((s, old)) if *s == seq => {
+                            clashes.insert(format!(
+                                "{}: event \"{}\" has the UID {} of another event, \"{}\" ({}); skipped",
+                                ev.file, ev.summary, ev.uid, old.summary, old.file
+                            ));
+                        }
                         _ => {
                             seen.insert(key, (seq, ev));
                         }
@@ -127,11 +162,42 @@ pub fn load(paths: &[PathBuf], zone: Tz, from: NaiveDate, to: NaiveDate) -> Load
             Err(e) => loaded.problems.push(format!("{name}: {e}; skipped")),
         }
     }
+    loaded.problems.extend(clashes);
     loaded.events = seen.into_values().map(|(_, e)| e).collect();
     loaded
         .events
         .sort_by(|a, b| a.start.cmp(&b.start).then(a.summary.cmp(&b.summary)));
     loaded
+}
+
+/// Two readings of one event: the same title at the same time (other fields may differ
+/// between an older and a newer copy of it).
+fn same_event(a: &Event, b: &Event) -> bool {
+    a.summary == b.summary && a.start == b.start
+}
+
+/// Refuses a file whose components nest deeper than [`MAX_NESTING`], before the recursive
+/// parser sees it. A line opens a component as the parser reads one (`BEGIN:` at its start, in
+/// any case); leading spaces are allowed here too, so the count is never below the parser's.
+fn check_nesting(unfolded: &str) -> Result<(), String> {
+    let mut depth = 0usize;
+    for line in unfolded.split('\n') {
+        let head = line.trim_start().get(..6).unwrap_or("");
+        if head.eq_ignore_ascii_case("BEGIN:") {
+            depth += 1;
+            if depth > MAX_NESTING {
+                return Err(format!(
+                    "components nested more than {MAX_NESTING} deep (a calendar needs 3); not read"
+                ));
+            }
+        } else if line
+            .get(..4)
+            .is_some_and(|h| h.eq_ignore_ascii_case("END:"))
+        {
+            depth = depth.saturating_sub(1);
+        }
+    }
+    Ok(())
 }
 
 /// A date or date-time value as written, with the zone it is in.
@@ -244,6 +310,8 @@ struct Raw {
     /// The event's length, kept for each occurrence.
     length: Option<chrono::Duration>,
     recurrence_id: Option<String>,
+    /// The original start of the occurrence an override changes.
+    recurrence_at: Option<chrono::DateTime<Tz>>,
     rrules: Vec<String>,
     exdates: Vec<Stamp>,
     base: Event,
@@ -282,8 +350,16 @@ fn parse_duration(v: &str) -> Option<chrono::Duration> {
 }
 
 fn raw_event(c: &Component, file: &str, zone: Tz, problems: &mut Vec<String>) -> Option<Raw> {
-    let summary = text_of(c, "SUMMARY").unwrap_or_else(|| "(untitled event)".into());
-    let Some(uid) = text_of(c, "UID") else {
+    // a title is one line; a UID is kept as crew writes it into the note's frontmatter, so
+    // the note is found again by it
+    let summary = text_of(c, "SUMMARY")
+        .map(|s| one_line(&s))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "(untitled event)".into());
+    let Some(uid) = text_of(c, "UID")
+        .map(|u| inert(&one_line(&u)))
+        .filter(|u| !u.is_empty())
+    else {
         problems.push(format!("{file}: event \"{summary}\" has no UID; skipped"));
         return None;
     };
@@ -307,10 +383,11 @@ fn raw_event(c: &Component, file: &str, zone: Tz, problems: &mut Vec<String>) ->
             .and_then(|p| parse_duration(p.val.as_str())),
     };
     let all_day = matches!(start, Stamp::Date(_));
-    let recurrence_id = c
+    let recurrence = c
         .find_prop("RECURRENCE-ID")
-        .and_then(|p| parse_stamp(p, zone, problems, &what))
-        .and_then(|s| s.key(zone));
+        .and_then(|p| parse_stamp(p, zone, problems, &what));
+    let recurrence_id = recurrence.and_then(|s| s.key(zone));
+    let recurrence_at = recurrence.and_then(|s| s.in_zone(zone));
     let mut rrules = Vec::new();
     let mut exdates = Vec::new();
     let mut attendees = Vec::new();
@@ -343,6 +420,7 @@ fn raw_event(c: &Component, file: &str, zone: Tz, problems: &mut Vec<String>) ->
         start,
         length,
         recurrence_id,
+        recurrence_at,
         rrules,
         exdates,
         base: Event {
@@ -392,12 +470,25 @@ fn until_as_utc(rule: &str) -> String {
         .join(";")
 }
 
+/// The occurrences of a series within a window, in order, and whether they were cut.
+struct Expansion {
+    dates: Vec<(String, chrono::DateTime<Tz>)>,
+    /// Why the list stops early: the cap was reached, or the rule fires too often before it.
+    cut: Option<String>,
+}
+
+/// The occurrences of `raw` from `from` to `to`, at most `cap` of them: the rule is stepped
+/// through lazily and at most [`MAX_STEPS`] occurrences (and what is left of the file's
+/// `budget`) are looked at, so a rule without end costs bounded time and memory.
 fn expand(
     raw: &Raw,
     zone: Tz,
     from: chrono::DateTime<Tz>,
     to: chrono::DateTime<Tz>,
-) -> Result<Vec<(String, chrono::DateTime<Tz>)>, String> {
+    cap: usize,
+    budget: &mut usize,
+) -> Result<Expansion, String> {
+    let max_steps = MAX_STEPS.min(*budget);
     let mut last_err = String::new();
     for fix in [false, true] {
         let mut text = dtstart_line(raw.start, zone);
@@ -415,23 +506,51 @@ fn expand(
         }
         match text.parse::<rrule::RRuleSet>() {
             Ok(set) => {
-                let rz = rrule::Tz::Tz(zone);
-                let res = set
-                    .after(from.with_timezone(&rz))
-                    .before(to.with_timezone(&rz))
-                    .all(MAX_OCCURRENCES);
-                return Ok(res
-                    .dates
-                    .into_iter()
-                    .map(|d| {
-                        let local = d.with_timezone(&zone);
+                let mut out = Expansion {
+                    dates: Vec::new(),
+                    cut: None,
+                };
+                let mut steps = 0usize;
+                let mut stopped = false;
+                // `limit` keeps the library's own guard against rules that never match
+                let set = set.limit();
+                let mut occurrences = (&set).into_iter();
+                loop {
+                    if steps >= max_steps {
+                        stopped = true;
+                        break;
+                    }
+                    let Some(d) = occurrences.next() else { break };
+                    steps += 1;
+                    let local = d.with_timezone(&zone);
+                    if local > to {
+                        break;
+                    }
+                    if local >= from {
+                        if out.dates.len() == cap {
+                            out.cut = Some(format!("only its first {cap} occurrences are used"));
+                            break;
+                        }
                         let key = match raw.start {
                             Stamp::Date(_) => local.date_naive().format("%Y%m%d").to_string(),
                             _ => local.naive_utc().format("%Y%m%dT%H%M%SZ").to_string(),
                         };
-                        (key, local)
-                    })
-                    .collect());
+                        out.dates.push((key, local));
+                    }
+                }
+                *budget = budget.saturating_sub(steps);
+                if stopped {
+                    out.cut = Some(format!(
+                        "its rule fires too often (crew stopped after {steps} occurrences{}); {} of them are used",
+                        if max_steps < MAX_STEPS {
+                            ", the most left for this file's series"
+                        } else {
+                            ""
+                        },
+                        out.dates.len()
+                    ));
+                }
+                return Ok(out);
             }
             Err(e) => last_err = e.to_string(),
         }
@@ -457,6 +576,7 @@ pub(crate) fn parse_file(
         return Err("not an iCalendar file (it does not start with BEGIN:VCALENDAR)".into());
     }
     let unfolded = icalendar::parser::unfold(&text);
+    check_nesting(&unfolded)?;
     let cal = icalendar::parser::read_calendar(&unfolded).map_err(|e| {
         let first = e.lines().take(3).collect::<Vec<_>>().join(" ");
         format!("not a valid iCalendar file ({first})")
@@ -486,6 +606,8 @@ pub(crate) fn parse_file(
                 .map(|k| ((r.uid.clone(), k.clone()), r))
         })
         .collect();
+    let mut expanded = 0usize;
+    let mut budget = MAX_FILE_STEPS;
     for r in raws.iter().filter(|r| r.recurrence_id.is_none()) {
         if r.rrules.is_empty() {
             if in_window(r.base.start) {
@@ -493,41 +615,91 @@ pub(crate) fn parse_file(
             }
             continue;
         }
-        // a moved occurrence may have come into the window from a month around it
-        let wide_from = from_t - chrono::Duration::days(31);
-        let wide_to = to_t + chrono::Duration::days(31);
-        let dates = match expand(r, zone, wide_from, wide_to) {
-            Ok(d) => d,
+        let cap = MAX_OCCURRENCES.min(MAX_FILE_OCCURRENCES.saturating_sub(expanded));
+        let found = match expand(r, zone, from_t, to_t, cap, &mut budget) {
+            Ok(found) => found,
             Err(e) => {
                 problems.push(format!(
                     "{file}: event \"{}\": its RRULE cannot be read ({e}); only its first occurrence is used",
                     r.base.summary
                 ));
-                vec![(
-                    r.start.key(zone).unwrap_or_default(),
-                    r.start.in_zone(zone).unwrap_or(from_t),
-                )]
+                Expansion {
+                    dates: vec![(
+                        r.start.key(zone).unwrap_or_default(),
+                        r.start.in_zone(zone).unwrap_or(from_t),
+                    )],
+                    cut: None,
+                }
             }
         };
-        for (key, start) in dates {
-            let ev = match overrides.get(&(r.uid.clone(), key.clone())) {
-                Some(o) => Event {
-                    occurrence: Some(key),
-                    ..o.base.clone()
-                },
-                None => Event {
-                    occurrence: Some(key),
-                    start: start.naive_local(),
-                    end: r.length.map(|l| (start + l).naive_local()),
-                    ..r.base.clone()
-                },
+        if let Some(why) = &found.cut {
+            let why = if cap < MAX_OCCURRENCES {
+                format!("{why} (this file's series already made {expanded} in the window)")
+            } else {
+                why.clone()
             };
-            if in_window(ev.start) {
-                out.push((r.seq, ev));
-            }
+            problems.push(format!(
+                "{file}: event \"{}\" repeats too often: {why}",
+                r.base.summary
+            ));
         }
+        expanded += found.dates.len();
+        out.extend(series_events(r, &found, &overrides, (from_t, to_t)));
     }
     Ok(out)
+}
+
+/// The events of one expanded series within `window`: each occurrence, or the override that
+/// changed it, and the overrides moved into the window from outside it.
+fn series_events(
+    r: &Raw,
+    found: &Expansion,
+    overrides: &BTreeMap<(String, String), &Raw>,
+    (from_t, to_t): (chrono::DateTime<Tz>, chrono::DateTime<Tz>),
+) -> Vec<(i64, Event)> {
+    let in_window = |t: NaiveDateTime| t >= from_t.naive_local() && t <= to_t.naive_local();
+    let mut out = Vec::new();
+    let mut keys: BTreeSet<&str> = BTreeSet::new();
+    for (key, start) in &found.dates {
+        keys.insert(key);
+        let ev = match overrides.get(&(r.uid.clone(), key.clone())) {
+            Some(o) => Event {
+                occurrence: Some(key.clone()),
+                ..o.base.clone()
+            },
+            None => Event {
+                occurrence: Some(key.clone()),
+                start: start.naive_local(),
+                end: r.length.map(|l| (*start + l).naive_local()),
+                ..r.base.clone()
+            },
+        };
+        if in_window(ev.start) {
+            out.push((r.seq, ev));
+        }
+    }
+    // An occurrence moved into the window from outside it: its original start was not
+    // expanded, but its override is in the file. (One whose original start is inside the
+    // window and not expanded was excluded, unless the list was cut.)
+    for ((_, key), o) in overrides.range((r.uid.clone(), String::new())..) {
+        if o.uid != r.uid {
+            break;
+        }
+        let outside = o.recurrence_at.is_none_or(|t| t < from_t || t > to_t);
+        if !keys.contains(key.as_str())
+            && (outside || found.cut.is_some())
+            && in_window(o.base.start)
+        {
+            out.push((
+                r.seq,
+                Event {
+                    occurrence: Some(key.clone()),
+                    ..o.base.clone()
+                },
+            ));
+        }
+    }
+    out
 }
 
 /// The configured `.ics` paths, resolved against the vault.
@@ -633,5 +805,268 @@ SUMMARY:Report deadline\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
             Some(chrono::Duration::minutes(90))
         );
         assert_eq!(parse_duration("P1D"), Some(chrono::Duration::days(1)));
+    }
+
+    fn one(uid: &str, summary: &str, start: &str, extra: &str) -> String {
+        format!(
+            "BEGIN:VEVENT\r\nUID:{uid}\r\nDTSTART:{start}\r\nDURATION:PT1H\r\nSUMMARY:{summary}\r\n{extra}END:VEVENT\r\n"
+        )
+    }
+
+    fn cal(events: &[String]) -> String {
+        format!(
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\n{}END:VCALENDAR\r\n",
+            events.concat()
+        )
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_before_the_parser_recurses() {
+        let nested = |n: usize| {
+            let mut t = String::from("BEGIN:VCALENDAR\r\n");
+            t.push_str(&"BEGIN:X\r\n".repeat(n));
+            t.push_str(&"END:X\r\n".repeat(n));
+            t.push_str("END:VCALENDAR\r\n");
+            t
+        };
+        let mut p = Vec::new();
+        let window = (d("2026-01-01"), d("2026-12-31"));
+        for n in [8_000, MAX_NESTING] {
+            let e = parse_file(
+                nested(n).as_bytes(),
+                "deep.ics",
+                Tz::UTC,
+                window.0,
+                window.1,
+                &mut p,
+            )
+            .expect_err("refused");
+            assert!(e.contains("nested more than 32"), "{e}");
+        }
+        // lower-case and indented BEGIN lines count as well
+        let sly = nested(40).replace("BEGIN:X", "  begin:X");
+        assert!(parse_file(sly.as_bytes(), "s.ics", Tz::UTC, window.0, window.1, &mut p).is_err());
+        // an event with an alarm, in a calendar with a time zone, is three levels
+        let alarm = cal(&[one(
+            "a",
+            "Alarm",
+            "20260301T100000Z",
+            "BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT15M\r\nEND:VALARM\r\n",
+        )]);
+        let evs = parse_file(
+            alarm.as_bytes(),
+            "a.ics",
+            Tz::UTC,
+            window.0,
+            window.1,
+            &mut p,
+        )
+        .expect("parses");
+        assert_eq!(evs.len(), 1);
+    }
+
+    #[test]
+    fn a_rule_without_end_is_capped_per_event_and_in_time() {
+        let mut p = Vec::new();
+        // starting in the window: the first MAX_OCCURRENCES of it, and the report says so
+        let text = cal(&[
+            one(
+                "s",
+                "Every second",
+                "20260301T100000Z",
+                "RRULE:FREQ=SECONDLY\r\n",
+            ),
+            one("d", "Daily", "20260301T100000Z", "RRULE:FREQ=DAILY\r\n"),
+        ]);
+        let evs = parse_file(
+            text.as_bytes(),
+            "s.ics",
+            Tz::UTC,
+            d("2026-03-01"),
+            d("2026-03-10"),
+            &mut p,
+        )
+        .expect("parses");
+        let count = |name: &str| evs.iter().filter(|(_, e)| e.summary == name).count();
+        assert_eq!(count("Every second"), MAX_OCCURRENCES);
+        assert_eq!(count("Daily"), 10);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(
+            p[0].contains("\"Every second\"") && p[0].contains("first 500"),
+            "{p:?}"
+        );
+        // begun a year before the window: crew stops stepping through it, and says so
+        let mut p = Vec::new();
+        let old = cal(&[one(
+            "s",
+            "Every second",
+            "20250301T100000Z",
+            "RRULE:FREQ=SECONDLY\r\n",
+        )]);
+        let started = std::time::Instant::now();
+        let evs = parse_file(
+            old.as_bytes(),
+            "s.ics",
+            Tz::UTC,
+            d("2026-03-01"),
+            d("2026-03-10"),
+            &mut p,
+        )
+        .expect("parses");
+        assert!(evs.is_empty());
+        assert!(p[0].contains("fires too often"), "{p:?}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+        // twenty of them in one file: the file's budget ends the stepping early
+        let mut p = Vec::new();
+        let many: Vec<String> = (0..20)
+            .map(|i| {
+                one(
+                    &format!("s{i}"),
+                    "Every second",
+                    "20250301T100000Z",
+                    "RRULE:FREQ=SECONDLY\r\n",
+                )
+            })
+            .collect();
+        let started = std::time::Instant::now();
+        parse_file(
+            cal(&many).as_bytes(),
+            "s.ics",
+            Tz::UTC,
+            d("2026-03-01"),
+            d("2026-03-10"),
+            &mut p,
+        )
+        .expect("parses");
+        assert_eq!(p.len(), 20, "{p:?}");
+        assert!(
+            p[19].contains("crew stopped after 0 occurrences"),
+            "{}",
+            p[19]
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    }
+
+    #[test]
+    fn many_capped_series_in_one_file_stay_bounded() {
+        let events: Vec<String> = (0..20)
+            .map(|i| {
+                one(
+                    &format!("s{i}"),
+                    &format!("S{i}"),
+                    "20260301T100000Z",
+                    "RRULE:FREQ=MINUTELY\r\n",
+                )
+            })
+            .collect();
+        let mut p = Vec::new();
+        let evs = parse_file(
+            cal(&events).as_bytes(),
+            "m.ics",
+            Tz::UTC,
+            d("2026-03-01"),
+            d("2026-03-10"),
+            &mut p,
+        )
+        .expect("parses");
+        assert_eq!(evs.len(), MAX_FILE_OCCURRENCES);
+        assert_eq!(p.len(), 20, "every cut series is named: {p:?}");
+        assert!(
+            p[19].contains("\"S19\"") && p[19].contains("already made 5000"),
+            "{}",
+            p[19]
+        );
+    }
+
+    #[test]
+    fn an_occurrence_moved_into_the_window_from_outside_it_is_kept() {
+        // weekly from March 2; the occurrence of April 27 is moved to March 31
+        let text = cal(&[
+            one("w", "Weekly", "20260302T100000Z", "RRULE:FREQ=WEEKLY;COUNT=10\r\n"),
+            "BEGIN:VEVENT\r\nUID:w\r\nRECURRENCE-ID:20260427T100000Z\r\nDTSTART:20260331T150000Z\r\nDURATION:PT1H\r\nSUMMARY:Weekly (moved)\r\nEND:VEVENT\r\n".into(),
+        ]);
+        let mut p = Vec::new();
+        let evs = parse_file(
+            text.as_bytes(),
+            "w.ics",
+            Tz::UTC,
+            d("2026-03-25"),
+            d("2026-04-05"),
+            &mut p,
+        )
+        .expect("parses");
+        let got: Vec<(String, Option<String>)> = evs
+            .iter()
+            .map(|(_, e)| (e.summary.clone(), e.occurrence.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("Weekly".into(), Some("20260330T100000Z".into())),
+                ("Weekly (moved)".into(), Some("20260427T100000Z".into())),
+            ],
+            "{p:?}"
+        );
+    }
+
+    #[test]
+    fn one_uid_on_two_different_events_keeps_the_first_and_names_the_second() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let a = dir.path().join("a.ics");
+        let b = dir.path().join("b.ics");
+        std::fs::write(
+            &a,
+            cal(&[
+                one("u1", "Dentist", "20260302T100000Z", ""),
+                one("u1", "Board", "20260303T100000Z", ""),
+            ]),
+        )
+        .expect("write");
+        // the same event in a second file, and a newer SEQUENCE of another one
+        std::fs::write(
+            &b,
+            cal(&[
+                one("u1", "Dentist", "20260302T100000Z", ""),
+                one("u2", "Lunch", "20260304T100000Z", "SEQUENCE:2\r\n"),
+            ]),
+        )
+        .expect("write");
+        let c = dir.path().join("c.ics");
+        std::fs::write(
+            &c,
+            cal(&[one("u2", "Old lunch", "20260304T110000Z", "SEQUENCE:1\r\n")]),
+        )
+        .expect("write");
+        let l = load(
+            &[dir.path().to_path_buf()],
+            Tz::UTC,
+            d("2026-03-01"),
+            d("2026-03-31"),
+        );
+        let names: Vec<&str> = l.events.iter().map(|e| e.summary.as_str()).collect();
+        assert_eq!(names, vec!["Dentist", "Lunch"], "{:?}", l.problems);
+        assert_eq!(l.problems.len(), 1, "{:?}", l.problems);
+        assert!(
+            l.problems[0].contains("\"Board\" has the UID u1 of another event, \"Dentist\""),
+            "{:?}",
+            l.problems
+        );
+    }
+
+    #[test]
+    fn titles_and_uids_are_one_line_and_inert() {
+        let text = cal(&[one("x\\n<% y %>", "Two\\nlines", "20260302T100000Z", "")]);
+        let mut p = Vec::new();
+        let evs = parse_file(
+            text.as_bytes(),
+            "t.ics",
+            Tz::UTC,
+            d("2026-03-01"),
+            d("2026-03-31"),
+            &mut p,
+        )
+        .expect("parses");
+        assert_eq!(evs[0].1.summary, "Two lines");
+        assert_eq!(evs[0].1.uid, "x <\\% y %>");
     }
 }

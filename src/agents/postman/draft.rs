@@ -8,7 +8,7 @@ use super::language::Writer;
 use super::mail::Mail;
 use super::people::Directory;
 use super::state::PostIt;
-use super::{defuse, md_inline, q, source_or_setup};
+use super::{inert, md_inline, one_line, q, source_or_setup};
 use crate::agents::common;
 use crate::agents::{Ctx, NativeOutput};
 use crate::crew::ModelSpec;
@@ -165,7 +165,11 @@ pub(crate) fn draft_reply(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let mut postit = postit;
     postit.set(
         "draft",
-        format!("{}: reply to \"{}\" in {path}", ctx.today(), mail.subject),
+        format!(
+            "{}: reply to \"{}\" in {path}",
+            ctx.today(),
+            inert(&one_line(&mail.subject))
+        ),
     );
     Ok(done(report(&note, &path), &postit))
 }
@@ -217,8 +221,8 @@ struct DraftNote<'a> {
 
 impl DraftNote<'_> {
     fn subject(&self) -> String {
-        let s = self.mail.subject.replace(['\n', '\r'], " ");
-        let s = s.trim();
+        let s = one_line(&self.mail.subject);
+        let s = s.as_str();
         if s.to_lowercase().starts_with("re:") {
             s.to_string()
         } else {
@@ -246,20 +250,21 @@ impl DraftNote<'_> {
             q(self.model),
             self.source
         ));
-        let mut body = format!("# {}\n\n", defuse(&self.subject()));
+        let mut body = format!("# {}\n\n", inert(&self.subject()));
         body.push_str(&format!(
             "A draft by the model `{}`, not sent: copy it into your mail program, edit it, and send it yourself.\n\n## Reply\n\n",
             self.model
         ));
-        body.push_str(&defuse(self.reply.trim()));
+        // the model read a stranger's mail: its reply is outside text as much as the mail
+        body.push_str(&inert(self.reply.trim()));
         body.push_str("\n\n## Original\n\n");
-        body.push_str(&format!("- **From**: {}\n", defuse(&m.sender())));
+        body.push_str(&format!("- **From**: {}\n", inert(&one_line(&m.sender()))));
         if let Some(d) = m.date {
             body.push_str(&format!("- **Sent**: {}\n", d.format("%Y-%m-%d %H:%M")));
         }
         body.push('\n');
         let text: String = m.text.trim().chars().take(QUOTED_CHARS).collect();
-        for line in defuse(&text).lines() {
+        for line in inert(&text).lines() {
             body.push_str(&format!("> {line}\n"));
         }
         if m.text.trim().chars().count() > QUOTED_CHARS {
@@ -279,7 +284,7 @@ fn write(ctx: &mut Ctx, note: &DraftNote) -> Result<String, GateError> {
         "postman",
         &format!(
             "reply draft to \"{}\" written as {path} (not sent)",
-            note.mail.subject
+            inert(&one_line(&note.mail.subject))
         ),
     )?;
     Ok(path)
@@ -292,7 +297,7 @@ fn report(note: &DraftNote, path: &str) -> String {
         md_inline(&note.mail.sender()),
         note.model
     );
-    for line in defuse(note.reply.trim()).lines() {
+    for line in inert(note.reply.trim()).lines() {
         text.push_str(&format!("> {line}\n"));
     }
     text.push_str("\n`crew undo` removes the draft.\n");

@@ -7,7 +7,7 @@ use chrono::{Duration, NaiveDate};
 
 use super::calendar::{self, Event};
 use super::people::{Directory, property_strings};
-use super::{defuse, md_inline, q};
+use super::{inert, md_inline, one_line, q};
 use crate::agents::common;
 use crate::agents::{Ctx, NativeOutput};
 use crate::gate::GateError;
@@ -107,7 +107,8 @@ fn who(e: &Event, dir: &Directory) -> Vec<String> {
         .iter()
         .map(|a| match dir.find(a.email.as_deref(), a.name.as_deref()) {
             Some(p) => format!("[[{}]]", p.note),
-            None => a.label(),
+            // an attendee's name is outside text, written into the note's frontmatter and body
+            None => inert(&one_line(&a.label())),
         })
         .collect()
 }
@@ -188,8 +189,13 @@ fn managed_fields(e: &Event, people: &[String]) -> Vec<(&'static str, Option<Str
         (
             "participants",
             (!people.is_empty()).then(|| {
-                serde_json::to_string(&people.iter().map(|p| defuse(p)).collect::<Vec<_>>())
-                    .unwrap_or_else(|_| "[]".into())
+                serde_json::to_string(
+                    &people
+                        .iter()
+                        .map(|p| inert(&one_line(p)))
+                        .collect::<Vec<_>>(),
+                )
+                .unwrap_or_else(|_| "[]".into())
             }),
         ),
     ];
@@ -253,7 +259,7 @@ fn render_note(e: &Event, people: &[String]) -> String {
     }
     body.push_str("\n## Agenda\n\n");
     if let Some(d) = &e.description {
-        body.push_str(&defuse(d.trim()));
+        body.push_str(&inert(d.trim()));
         body.push('\n');
     }
     body.push_str("\n## Notes\n\n");
@@ -278,25 +284,40 @@ fn import(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let dir = Directory::load(ctx.gate.vault(), &ctx.config.folders);
     let existing = imported(ctx.gate.vault());
     let (mut created, mut updated, mut unchanged, mut cancelled) = (vec![], vec![], 0, 0);
+    let mut problems = loaded.problems.clone();
     for e in &loaded.events {
         let people = who(e, &dir);
         let key = (e.uid.clone(), e.occurrence.clone());
-        match existing.get(&key) {
-            None if e.cancelled => cancelled += 1,
-            None => {
-                let p = ctx
-                    .gate
-                    .create(&note_path(ctx, e), render_note(e, &people).as_bytes())?;
-                common::log_change(ctx, "postman", &format!("imported event as {p}"))?;
-                created.push(p);
+        // one event the gate refuses (a name it will not make, a folder that is a file) is
+        // skipped by name: the events before it are written already, the rest still are
+        let done = match existing.get(&key) {
+            None if e.cancelled => {
+                cancelled += 1;
+                Ok(())
             }
-            Some(path) => {
-                if update_note(ctx, path, e, &people)? {
+            None => ctx
+                .gate
+                .create(&note_path(ctx, e), render_note(e, &people).as_bytes())
+                .and_then(|p| {
+                    common::log_change(ctx, "postman", &format!("imported event as {p}"))?;
+                    created.push(p);
+                    Ok(())
+                }),
+            Some(path) => update_note(ctx, path, e, &people).map(|changed| {
+                if changed {
                     updated.push(path.clone());
                 } else {
                     unchanged += 1;
                 }
-            }
+            }),
+        };
+        if let Err(err) = done {
+            problems.push(format!(
+                "{}: event \"{}\" on {}: {err}; skipped",
+                e.file,
+                md_inline(&e.summary),
+                e.date()
+            ));
         }
     }
     let lang = ctx.lang;
@@ -326,8 +347,8 @@ fn import(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             }
         }
     }
-    out.push_str(&problems_section(&loaded.problems));
-    if loaded.files == 0 && loaded.problems.is_empty() {
+    out.push_str(&problems_section(&problems));
+    if loaded.files == 0 && problems.is_empty() {
         out.push_str(&crate::tr!(lang, "calendar.no_files"));
     }
     let mut postit = super::state::PostIt::parse(ctx.postit.as_deref());
@@ -344,7 +365,7 @@ fn import(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     Ok(NativeOutput {
         text: out,
         postit: postit.render(),
-        attention: !loaded.problems.is_empty(),
+        attention: !problems.is_empty(),
     })
 }
 

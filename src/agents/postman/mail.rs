@@ -7,6 +7,8 @@ use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime, Weekday};
 use mail_parser::MimeHeaders;
 use regex::Regex;
 
+use super::one_line;
+
 /// A parsed message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mail {
@@ -82,21 +84,23 @@ impl Mail {
         Ok(Mail {
             key: key.to_string(),
             origin: origin.to_string(),
+            // headers are folded to one line: an encoded word may decode to line breaks, and
+            // a name is written where a break would start a line of the note
             from_name: from
                 .and_then(|a| a.name())
-                .map(|s| s.trim().to_string())
+                .map(one_line)
                 .filter(|s| !s.is_empty()),
             from_email: from
                 .and_then(|a| a.address())
-                .map(|s| s.trim().to_lowercase()),
+                .map(|s| one_line(s).to_lowercase()),
             to: msg
                 .to()
                 .map(|a| {
                     a.iter()
                         .filter_map(|x| {
                             x.address().map(|e| match x.name() {
-                                Some(n) => format!("{n} <{e}>"),
-                                None => e.to_string(),
+                                Some(n) => one_line(&format!("{n} <{e}>")),
+                                None => one_line(e),
                             })
                         })
                         .collect()
@@ -117,7 +121,7 @@ impl Mail {
                         s.to_string()
                     }
                 })
-                .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+                .map(|s| one_line(&s))
                 .filter(|s| !s.is_empty())
                 .unwrap_or_else(|| "(no subject)".into()),
             date,
@@ -125,7 +129,7 @@ impl Mail {
             text,
             attachments: msg
                 .attachments()
-                .map(|a| a.attachment_name().unwrap_or("(unnamed)").to_string())
+                .map(|a| one_line(a.attachment_name().unwrap_or("(unnamed)")))
                 .collect(),
             bulk,
         })
@@ -404,6 +408,20 @@ mod tests {
         assert_eq!(m.attachments, vec!["quote.pdf".to_string()]);
         assert!(!m.bulk);
         assert!(m.deadline().is_some());
+    }
+
+    #[test]
+    fn encoded_headers_are_folded_to_one_line() {
+        let raw = concat!(
+            "From: =?UTF-8?Q?Mallory=0A---=0Astatus=3A_pwned?= <m@evil.example>\r\n",
+            "To: =?UTF-8?Q?Me=0D=0Ax?= <me@example.org>\r\n",
+            "Subject: =?UTF-8?Q?Invoice=0A=E2=80=A8status=3A_pwned?=\r\n",
+            "Message-ID: <e1@evil.example>\r\n\r\nhi\r\n"
+        );
+        let m = Mail::parse(raw.as_bytes(), "k", "o").expect("parses");
+        assert_eq!(m.from_name.as_deref(), Some("Mallory --- status: pwned"));
+        assert_eq!(m.to, vec!["Me x <me@example.org>".to_string()]);
+        assert_eq!(m.subject, "Invoice status: pwned");
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod state;
 
 use super::common;
 use super::{Ctx, NativeOutput};
+pub(crate) use crate::agents::inert::{inert, one_line};
 use crate::gate::GateError;
 use mail::Mail;
 use people::Directory;
@@ -98,16 +99,16 @@ fn source_or_setup(ctx: &Ctx) -> Result<Source, NativeOutput> {
     })
 }
 
-/// Text from a message, made safe for one Markdown line (no line breaks, no links or HTML
-/// that would act in the vault).
+/// Text from a message, made safe for one Markdown line: on one line, without links or HTML
+/// that would act in the vault, and [`inert`].
 pub(crate) fn md_inline(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect::<String>()
-        .replace("[[", "[ [")
-        .replace('<', "‹")
-        .replace('>', "›")
-        .replace('*', "\\*")
+    inert(
+        &one_line(s)
+            .replace("[[", "[ [")
+            .replace('<', "‹")
+            .replace('>', "›")
+            .replace('*', "\\*"),
+    )
 }
 
 pub use check::check_mail;
@@ -195,19 +196,16 @@ enum Saved {
     Already(String),
 }
 
-/// Message text made inert in a note: Templater runs `<% … %>` in new files when set to, so
-/// a sender could otherwise put code in the vault.
-pub(crate) fn defuse(text: &str) -> String {
-    text.replace("<%", "<\\%")
-}
-
+/// Outside text as a one-line, quoted frontmatter value (see [`inert`]); applying it to a
+/// value it made gives that value again, so a note re-read compares equal.
 pub(crate) fn q(s: &str) -> String {
-    serde_json::to_string(&defuse(s)).unwrap_or_else(|_| "\"\"".into())
+    serde_json::to_string(&inert(&one_line(s))).unwrap_or_else(|_| "\"\"".into())
 }
 
 /// Writes one message as a note in the inbox, unless a note already holds its Message-ID.
 fn save_one(ctx: &mut Ctx, dir: &Directory, m: &Mail, source: &str) -> Result<Saved, GateError> {
-    if let Some(id) = &m.message_id
+    // compared as it is written (see `q`), so an odd Message-ID is still found again
+    if let Some(id) = m.message_id.as_deref().map(|id| inert(&one_line(id)))
         && let Some(n) = ctx
             .gate
             .vault()
@@ -249,32 +247,38 @@ fn save_one(ctx: &mut Ctx, dir: &Directory, m: &Mail, source: &str) -> Result<Sa
         fm.push_str(&format!("message-id: {}\n", q(id)));
     }
     fm.push_str(&format!("source: {source}\n---\n"));
-    let mut body = format!("# {}\n\n", defuse(&m.subject.replace(['\n', '\r'], " ")));
+    // every header is folded to one line: a sender's line break must not start a line here
+    let line = |s: &str| inert(&one_line(s));
+    let mut body = format!("# {}\n\n", line(&m.subject));
     let from = match &person {
         Some(p) => format!(
             "[[{p}]] ({})",
-            m.from_email.as_deref().unwrap_or("no address")
+            line(m.from_email.as_deref().unwrap_or("no address"))
         ),
-        None => m.sender(),
+        None => line(&m.sender()),
     };
     body.push_str(&format!("- **From**: {from}\n"));
     if !m.to.is_empty() {
-        body.push_str(&format!("- **To**: {}\n", m.to.join(", ")));
+        body.push_str(&format!("- **To**: {}\n", line(&m.to.join(", "))));
     }
     if let Some(d) = m.date {
         body.push_str(&format!("- **Sent**: {}\n", d.format("%Y-%m-%d %H:%M")));
     }
     if let Some(d) = &deadline {
-        body.push_str(&format!("- **Deadline**: {} — \"{}\"\n", d.date, d.words));
+        body.push_str(&format!(
+            "- **Deadline**: {} — \"{}\"\n",
+            d.date,
+            line(&d.words)
+        ));
     }
     if !m.attachments.is_empty() {
         body.push_str(&format!(
             "- **Attachments** (not saved): {}\n",
-            m.attachments.join(", ")
+            line(&m.attachments.join(", "))
         ));
     }
     body.push_str("\n## Message\n\n");
-    body.push_str(&defuse(m.text.trim()));
+    body.push_str(&inert(m.text.trim()));
     body.push_str(&format!(
         "\n\n---\nImported from {} on {}.\n",
         if source == "imap" {
@@ -290,7 +294,8 @@ fn save_one(ctx: &mut Ctx, dir: &Directory, m: &Mail, source: &str) -> Result<Sa
     common::log_change(
         ctx,
         "postman",
-        &format!("saved email \"{}\" as {p}", m.subject),
+        // the agent log is a note too
+        &format!("saved email \"{}\" as {p}", line(&m.subject)),
     )?;
     Ok(Saved::New(p))
 }

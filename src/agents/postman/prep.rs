@@ -113,7 +113,8 @@ pub(crate) fn meeting_prep(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         }
     }
     let mut post = super::state::PostIt::parse(ctx.postit.as_deref());
-    post.set("prep", format!("{}: {}", m.date, m.title));
+    // the post-it is a note of `key: value` lines: a title's line break would add a key
+    post.set("prep", format!("{}: {}", m.date, md_inline(&m.title)));
     Ok(NativeOutput {
         text,
         postit: post.render(),
