@@ -350,3 +350,92 @@ fn a_damaged_crew_definition_does_not_stop_the_mechanical_work() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn a_model_told_by_a_note_cannot_read_hidden_files_or_rewrite_closed_notes() {
+    let mut server = Server::new();
+    let calls = [
+        ("read_note", serde_json::json!({"path": ".trash/old.md"})),
+        (
+            "read_note",
+            serde_json::json!({"path": ".crew/config.yaml.md"}),
+        ),
+        (
+            "write_note",
+            serde_json::json!({"path": "Meta/user-profile.md", "content": "name: Mallory", "mode": "overwrite"}),
+        ),
+        (
+            "write_note",
+            serde_json::json!({"path": "Templates/Daily.md", "content": "<%* await tp.user.x() %>", "mode": "overwrite"}),
+        ),
+        (
+            "write_note",
+            serde_json::json!({"path": "Meta/agent-log.md", "content": "nothing happened", "mode": "overwrite"}),
+        ),
+        (
+            "write_note",
+            serde_json::json!({"path": "Projects/plan.md", "content": "", "mode": "overwrite"}),
+        ),
+    ];
+    let calls: Vec<serde_json::Value> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, (name, args))| serde_json::json!({"id": format!("c{i}"), "type": "function", "function": {"name": name, "arguments": args.to_string()}}))
+        .collect();
+    let first =
+        serde_json::json!({"choices": [{"message": {"content": null, "tool_calls": calls}}]});
+    let _a = server
+        .mock("POST", "/v1/chat/completions")
+        .with_status(200)
+        .with_body(first.to_string())
+        .expect(1)
+        .create();
+    let done = server
+        .mock("POST", "/v1/chat/completions")
+        .match_body(mockito::Matcher::AllOf(vec![
+            mockito::Matcher::Regex("hidden folder".into()),
+            mockito::Matcher::Regex("request names it".into()),
+            mockito::Matcher::Regex("empty the note".into()),
+        ]))
+        .with_status(200)
+        .with_body(r#"{"choices":[{"message":{"content":"I could not."}}]}"#)
+        .create();
+    let v = common::adopted_vault(&[
+        (".trash/old.md", "TRASHED SECRET"),
+        ("Meta/user-profile.md", "---\nname: Ana\n---\n"),
+        ("Templates/Daily.md", "# {{date}}\n"),
+        ("Meta/agent-log.md", "# Agent log\n- earlier\n"),
+        ("Projects/plan.md", "# Plan\nthe user's words\n"),
+    ]);
+    let before = snapshot(v.path());
+    let out = crew(v.path())
+        .env("OPENAI_API_KEY", "k")
+        .env("OPENAI_BASE_URL", format!("{}/v1", server.url()))
+        .args([
+            "ask",
+            "--agent",
+            "scribe",
+            "--model",
+            "gpt-4.1",
+            "summarise my inbox",
+        ])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    done.assert();
+    let after = snapshot(v.path());
+    for path in [
+        ".trash/old.md",
+        "Meta/user-profile.md",
+        "Templates/Daily.md",
+        "Projects/plan.md",
+    ] {
+        assert_eq!(after.get(path), before.get(path), "{path} was changed");
+    }
+    let log = String::from_utf8_lossy(after.get("Meta/agent-log.md").expect("log")).into_owned();
+    assert!(log.starts_with("# Agent log\n- earlier\n"), "{log}");
+}

@@ -434,9 +434,13 @@ fn every_model_tool_refuses_symlinks_fifos_and_devices_without_hanging() {
     // on a thread: a tool that blocks on the FIFO must fail the test, not hang it
     std::thread::spawn(move || {
         let mut g = gate_on(&r);
-        let f = crew::crew::Folders::default();
-        let today = chrono::NaiveDate::from_ymd_opt(2026, 1, 1).expect("date");
         let caps: Vec<String> = ["read", "write", "edit"].map(String::from).to_vec();
+        let ctx = crew::model::tools::ToolContext {
+            folders: &crew::crew::Folders::default(),
+            capabilities: &caps,
+            today: chrono::NaiveDate::from_ymd_opt(2026, 1, 1).expect("date"),
+            request: "read and change everything",
+        };
         let mut answers = Vec::new();
         for path in bad {
             let calls = [
@@ -463,7 +467,7 @@ fn every_model_tool_refuses_symlinks_fifos_and_devices_without_hanging() {
                     name: name.into(),
                     arguments: Ok(args.clone()),
                 };
-                let out = crew::model::tools::execute(&mut g, &f, &caps, today, &call);
+                let out = crew::model::tools::execute(&mut g, &ctx, &call);
                 answers.push((name, args, out));
             }
         }
@@ -477,7 +481,7 @@ fn every_model_tool_refuses_symlinks_fifos_and_devices_without_hanging() {
                 name: name.into(),
                 arguments: Ok(args.clone()),
             };
-            let out = crew::model::tools::execute(&mut g, &f, &caps, today, &call);
+            let out = crew::model::tools::execute(&mut g, &ctx, &call);
             answers.push((name, args, out));
         }
         let _ = tx.send(answers);

@@ -32,6 +32,7 @@ pub(crate) fn note_error(e: &GateError) -> Option<&str> {
         | GateError::NotFound { path }
         | GateError::Io { path, .. }
         | GateError::Changed { path, .. }
+        | GateError::Busy { path, .. }
         | GateError::Unreadable { path, .. } => path,
         GateError::MoveFailed { .. } => return None,
     };

@@ -537,7 +537,10 @@ impl Session {
             run::default_lock_wait(),
         );
         let result = lock.map_err(|e| e.to_string()).and_then(|_lock| {
-            let actions = crate::state::undo::plan(&self.vault, &state_dir, run_id)
+            // the turn just ran, so no later run changed crew's own files: the default
+            // folders are enough to tell them
+            let folders = crate::crew::Folders::default();
+            let actions = crate::state::undo::plan(&self.vault, &state_dir, run_id, &folders)
                 .map_err(|e| e.to_string())?;
             crate::state::undo::apply(&self.vault, &state_dir, run_id, &actions)
                 .map_err(|e| e.to_string())

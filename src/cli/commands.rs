@@ -501,8 +501,12 @@ pub fn doctor(g: &Global) -> anyhow::Result<u8> {
     Ok(if report.problems == 0 { 0 } else { 1 })
 }
 
-pub fn undo(g: &Global, run: Option<String>, dry_run: bool) -> anyhow::Result<u8> {
-    use crew::state::undo;
+/// What every `crew undo` starts with: the vault, its state folder and, unless it only
+/// looks, the vault lock.
+fn undo_setup(
+    g: &Global,
+    dry_run: bool,
+) -> anyhow::Result<(PathBuf, PathBuf, Option<crew::state::lock::VaultLock>)> {
     let vault = g.vault_path();
     if !vault.is_dir() {
         bail!(
@@ -511,7 +515,7 @@ pub fn undo(g: &Global, run: Option<String>, dry_run: bool) -> anyhow::Result<u8
         );
     }
     let state_dir = crew::state::state_dir(&vault);
-    let _lock = if dry_run {
+    let lock = if dry_run {
         None
     } else {
         Some(crew::state::lock::VaultLock::acquire(
@@ -520,11 +524,22 @@ pub fn undo(g: &Global, run: Option<String>, dry_run: bool) -> anyhow::Result<u8
             crew::run::default_lock_wait(),
         )?)
     };
+    Ok((vault, state_dir, lock))
+}
+
+pub fn undo(g: &Global, run: Option<String>, dry_run: bool) -> anyhow::Result<u8> {
+    use crew::state::undo;
+    let (vault, state_dir, _lock) = undo_setup(g, dry_run)?;
     let run = match run {
         Some(r) => r,
         None => undo::last_undoable(&state_dir)?,
     };
-    let actions = undo::plan(&vault, &state_dir, &run)?;
+    // which files are crew's own (kept when a later run changed them); a crew definition a
+    // run broke must not stop its undo, so the default folders stand in then
+    let folders = Crew::load(&vault, g.crew_dir.as_deref())
+        .map(|c| c.config.folders)
+        .unwrap_or_default();
+    let actions = undo::plan(&vault, &state_dir, &run, &folders)?;
     if !dry_run {
         undo::apply(&vault, &state_dir, &run, &actions)?;
     }
@@ -544,9 +559,83 @@ pub fn undo(g: &Global, run: Option<String>, dry_run: bool) -> anyhow::Result<u8
                     format!("  set aside {path} (it did not exist before)")
                 }
                 undo::Action::Rmdir { path } => format!("  remove empty folder {path}/"),
+                undo::Action::Keep { path } => {
+                    format!("  keep {path} as it is (crew's own file, changed by a later run)")
+                }
             };
             s.push_str(&line);
             s.push('\n');
+        }
+        out(&s)?;
+    }
+    Ok(0)
+}
+
+/// `crew undo [RUN] --note PATH`: one note back to what it held before the run. A restore goes
+/// through the gate with a journal of its own, so it is itself a run `crew undo` takes back.
+pub fn undo_note(
+    g: &Global,
+    run: Option<String>,
+    note: &str,
+    force: bool,
+    dry_run: bool,
+) -> anyhow::Result<u8> {
+    use crew::state::undo;
+    let (vault, state_dir, _lock) = undo_setup(g, dry_run)?;
+    let path = crew::gate::jail(note.trim())?;
+    let run = match run {
+        Some(r) => r,
+        None => undo::last_run_on(&state_dir, &path)?,
+    };
+    let plan = undo::plan_note(&vault, &state_dir, &run, &path, force)?;
+    let mut restore_run = None;
+    if !dry_run {
+        match &plan.before {
+            Some(bytes) => {
+                let id = crew::state::new_run_id();
+                let journal =
+                    crew::state::journal::Journal::at(state_dir.join("journal").join(&id));
+                let mut gate = crew::gate::Gate::new(
+                    crew::state::open_vault(&vault)?,
+                    crew::gate::Policy::default(),
+                    journal,
+                    false,
+                );
+                gate.write(&path, bytes)?;
+                if let undo::Action::Restore {
+                    mtime_ns: Some(ns), ..
+                } = &plan.action
+                {
+                    // the bytes are back either way; the time is cosmetic
+                    let _ = crew::gate::set_mtime(&vault.join(&path), *ns);
+                }
+                restore_run = Some(id);
+            }
+            None => undo::set_aside(&vault, &state_dir, &run, &path)?,
+        }
+    }
+    if g.json {
+        out_json(&json!({
+            "run": run,
+            "note": path,
+            "dry_run": dry_run,
+            "actions": [plan.action],
+            "journal": restore_run,
+        }))?;
+    } else {
+        let did = |would: &'static str, done: &'static str| if dry_run { would } else { done };
+        let mut s = match plan.action {
+            undo::Action::Remove { .. } => format!(
+                "{} {path} (run {run} created it) into .crew/undone/{run}/\n",
+                did("Would set aside", "Set aside")
+            ),
+            _ => format!(
+                "{} {path} to what it held before run {run}\n",
+                did("Would restore", "Restored")
+            ),
+        };
+        if let Some(id) = &restore_run {
+            s.push_str(&format!("`crew undo {id}` takes this back.\n"));
         }
         out(&s)?;
     }

@@ -203,10 +203,19 @@ pub enum Command {
         #[arg(long, default_value_t = 10)]
         last: usize,
     },
-    /// Undo a run (default: the last one): the vault becomes byte-identical to before it.
+    /// Undo a run (default: the last one): the vault becomes byte-identical to before it, but
+    /// for crew's own files (agent log, post-its, reports) a later run changed, kept as they are.
     Undo {
         /// The run id (`crew log` lists them).
         run: Option<String>,
+        /// Undo one note only: it goes back to what it held before the run (default run: the
+        /// newest that changed it). The restore is itself a run `crew undo` takes back.
+        #[arg(long, value_name = "PATH")]
+        note: Option<String>,
+        /// With --note: restore although the note changed since (what it holds now is kept
+        /// in the restore's journal).
+        #[arg(long, requires = "note")]
+        force: bool,
         /// Show what would be undone; change nothing.
         #[arg(long)]
         dry_run: bool,
@@ -426,7 +435,15 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         } => unattended::triage(&g, calibrate, evaluate, seed, dry_run),
         Command::Watch { poll, once, settle } => unattended::watch(&g, poll, once, settle),
         Command::Schedule { action } => unattended::schedule(&g, action),
-        Command::Undo { run, dry_run } => commands::undo(&g, run, dry_run),
+        Command::Undo {
+            run,
+            note,
+            force,
+            dry_run,
+        } => match note {
+            Some(note) => commands::undo_note(&g, run, &note, force, dry_run),
+            None => commands::undo(&g, run, dry_run),
+        },
         Command::Doctor => commands::doctor(&g),
     }
 }

@@ -159,6 +159,22 @@ pub(crate) fn run_agent(
     };
     let mut out = ModelOutcome::default();
     let mut partial = String::new();
+    // the user's own words: their earlier chat turns and this request (never a chained
+    // agent's task or a tool's result, which may carry text from strangers)
+    let mut words: Vec<&str> = run
+        .conversation
+        .iter()
+        .filter(|(who, _)| who == "user")
+        .map(|(_, text)| text.as_str())
+        .collect();
+    words.push(&run.step.message);
+    let words = words.join("\n");
+    let ctx = tools::ToolContext {
+        folders,
+        capabilities: &run.def.capabilities,
+        today: run.today,
+        request: &words,
+    };
     loop {
         let reply = match backend.chat(&request) {
             Ok(r) => r,
@@ -200,7 +216,7 @@ pub(crate) fn run_agent(
         });
         for c in &calls {
             out.tool_calls += 1;
-            let result = tools::execute(gate, folders, &run.def.capabilities, run.today, c);
+            let result = tools::execute(gate, &ctx, c);
             tracing::debug!(tool = %c.name, "tool call");
             request.messages.push(Message::ToolResult {
                 id: c.id.clone(),

@@ -5,7 +5,19 @@ use serde_json::{Value, json};
 
 use super::{ToolCall, ToolSpec};
 use crate::crew::Folders;
-use crate::gate::{Gate, GateError, MODEL_READ_CAP};
+use crate::crew::config::holds_template_syntax;
+use crate::gate::{Gate, GateError, MODEL_READ_CAP, jail};
+
+/// What a tool call is given besides its arguments.
+pub struct ToolContext<'a> {
+    pub folders: &'a Folders,
+    pub capabilities: &'a [String],
+    pub today: chrono::NaiveDate,
+    /// The user's own words for this run (the request, and in a chat their earlier turns).
+    /// Only these open crew's files, templates and the profile to a model: text a tool read —
+    /// a note, a mail — is data and can never name its way in.
+    pub request: &'a str,
+}
 
 /// Notes per page of `list_notes`.
 pub(crate) const LIST_PAGE: usize = 100;
@@ -78,6 +90,121 @@ fn note_path(p: &str) -> Result<String, String> {
     }
 }
 
+/// Whether a vault-relative path lies in a hidden file or folder (`.trash`, `.obsidian`,
+/// `.crew`, `.git`, …): those hold Obsidian's, git's and crew's machinery and deleted notes,
+/// never the user's notes, so a model neither reads nor lists them.
+fn is_hidden(path: &str) -> bool {
+    path.split('/').any(|part| part.starts_with('.'))
+}
+
+/// A path a model may read: jailed, and outside hidden folders.
+fn readable_path(p: &str) -> Result<String, String> {
+    let path = jail(&note_path(p)?).map_err(|e| e.to_string())?;
+    if is_hidden(&path) {
+        return Err(format!(
+            "`{path}` is in a hidden folder; a model reads only the vault's notes (list_notes shows them)"
+        ));
+    }
+    Ok(path)
+}
+
+/// Lower case, with `-` and `_` read as spaces, so "user profile" names `user-profile.md`.
+fn loose(text: &str) -> String {
+    text.to_lowercase().replace(['-', '_'], " ")
+}
+
+/// Whether `needle` occurs in `hay` as whole words (not inside a longer word).
+fn has_words(hay: &str, needle: &str) -> bool {
+    if needle.is_empty() {
+        return false;
+    }
+    let edge = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+    hay.match_indices(needle).any(|(at, _)| {
+        edge(hay[..at].chars().next_back()) && edge(hay[at + needle.len()..].chars().next())
+    })
+}
+
+/// Whether the user's request names a note: its path, its file name or its title (the name
+/// without `.md`), as whole words.
+fn request_names(request: &str, path: &str) -> bool {
+    let request = loose(request);
+    let path = loose(path);
+    let file = path.rsplit('/').next().unwrap_or(&path);
+    let title = file.strip_suffix(".md").unwrap_or(file);
+    has_words(&request, &path) || has_words(&request, file) || has_words(&request, title.trim())
+}
+
+/// Why a note is closed to a model's write, edit and move tools unless the user's request
+/// names it: crew's own files (post-its, the agent log, reports), templates and the user's
+/// profile are what a model was seen to rewrite when text in a note told it to.
+fn closed_because(gate: &Gate, folders: &Folders, path: &str) -> Option<&'static str> {
+    let lower = path.to_lowercase();
+    if folders.crew_owned(path) {
+        return Some("it is one of crew's own files (post-its, the agent log, reports)");
+    }
+    if lower == format!("{}/user-profile.md", folders.meta).to_lowercase() {
+        return Some("it is the user's profile");
+    }
+    if folders.in_templates(path) {
+        return Some("it is in the templates folder");
+    }
+    // a template elsewhere is known by its syntax; a file too big or unreadable is no template
+    if gate
+        .read_text(path)
+        .is_some_and(|t| holds_template_syntax(&t))
+    {
+        return Some("it is a template (it holds template syntax)");
+    }
+    None
+}
+
+/// Refuses a change to a closed note the request does not name.
+fn guard(gate: &Gate, ctx: &ToolContext, path: &str) -> Result<(), String> {
+    match closed_because(gate, ctx.folders, path) {
+        Some(why) if !request_names(ctx.request, path) => Err(format!(
+            "refused `{path}`: {why}; a model changes it only when the user's request names it"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses new text holding Templater code (`<% … %>`) unless the user asked for templates:
+/// Templater runs such code when a note is created or used as a template, so a model (told by
+/// a note or a mail) could otherwise plant a script.
+fn guard_content(ctx: &ToolContext, path: &str, text: &str) -> Result<(), String> {
+    let templater = text.contains("<%") && text.contains("%>");
+    let asked = has_words(&loose(ctx.request), "template")
+        || has_words(&loose(ctx.request), "templater")
+        || has_words(&loose(ctx.request), "templates")
+        || request_names(ctx.request, path);
+    if templater && !asked {
+        return Err(format!(
+            "refused `{path}`: the text holds Templater code (`<% … %>`), which Obsidian may run; a model writes it only when the user's request asks for templates"
+        ));
+    }
+    Ok(())
+}
+
+/// Whether a note's text says nothing: fewer than three letters or digits outside its
+/// frontmatter. Replacing a note with that is how a model emptied one.
+fn near_blank(text: &str) -> bool {
+    let body = text
+        .strip_prefix("---\n")
+        .and_then(|rest| rest.find("\n---").map(|end| &rest[end + 4..]))
+        .unwrap_or(text);
+    body.chars().filter(|c| c.is_alphanumeric()).count() < 3
+}
+
+/// Refuses turning a note that says something into one that says nothing.
+fn refuse_emptying(old: &str, new: &str, path: &str) -> Result<(), String> {
+    if near_blank(new) && !near_blank(old) {
+        return Err(format!(
+            "refused `{path}`: that would empty the note; a model replaces a note's text but never blanks it (edit_note changes a passage)"
+        ));
+    }
+    Ok(())
+}
+
 /// A note's text for a model: through the gate's read jail (no symlink, only a regular file,
 /// never a FIFO or device) and at most [`MODEL_READ_CAP`] bytes.
 fn model_read(gate: &Gate, path: &str) -> Result<String, String> {
@@ -91,14 +218,8 @@ fn model_read(gate: &Gate, path: &str) -> Result<String, String> {
 }
 
 /// Runs one tool call and returns its result text (an error is a result too).
-pub fn execute(
-    gate: &mut Gate,
-    folders: &Folders,
-    capabilities: &[String],
-    today: chrono::NaiveDate,
-    call: &ToolCall,
-) -> String {
-    if !specs(capabilities).iter().any(|s| s.name == call.name) {
+pub fn execute(gate: &mut Gate, ctx: &ToolContext, call: &ToolCall) -> String {
+    if !specs(ctx.capabilities).iter().any(|s| s.name == call.name) {
         return format!("error: tool `{}` is not available to this agent", call.name);
     }
     let args = match &call.arguments {
@@ -111,26 +232,20 @@ pub fn execute(
             );
         }
     };
-    match run(gate, folders, today, &call.name, &args) {
+    match run(gate, ctx, &call.name, &args) {
         Ok(s) => s,
         Err(e) => format!("error: {e}"),
     }
 }
 
-fn run(
-    gate: &mut Gate,
-    folders: &Folders,
-    today: chrono::NaiveDate,
-    name: &str,
-    args: &Value,
-) -> Result<String, String> {
+fn run(gate: &mut Gate, ctx: &ToolContext, name: &str, args: &Value) -> Result<String, String> {
     match name {
         "list_notes" => list_notes(gate, args),
         "read_note" => read_note(gate, args),
-        "search_notes" => search_notes(gate, folders, today, args),
-        "write_note" => write_note(gate, args),
-        "edit_note" => edit_note(gate, args),
-        "move_note" => move_note(gate, args),
+        "search_notes" => search_notes(gate, ctx.folders, ctx.today, args),
+        "write_note" => write_note(gate, ctx, args),
+        "edit_note" => edit_note(gate, ctx, args),
+        "move_note" => move_note(gate, ctx, args),
         other => Err(format!("unknown tool `{other}`")),
     }
 }
@@ -153,7 +268,7 @@ fn list_notes(gate: &Gate, args: &Value) -> Result<String, String> {
         .notes
         .iter()
         .map(|n| n.path.as_str())
-        .filter(|p| p.starts_with(&prefix))
+        .filter(|p| p.starts_with(&prefix) && !is_hidden(p))
         .collect();
     let pages = all.len().div_ceil(LIST_PAGE).max(1);
     let shown: Vec<&str> = all
@@ -170,7 +285,7 @@ fn list_notes(gate: &Gate, args: &Value) -> Result<String, String> {
 }
 
 fn read_note(gate: &mut Gate, args: &Value) -> Result<String, String> {
-    let path = note_path(arg(args, "path")?)?;
+    let path = readable_path(arg(args, "path")?)?;
     let text = model_read(gate, &path)?;
     let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
     let chars: Vec<char> = text.chars().collect();
@@ -210,44 +325,66 @@ fn search_notes(
     }
     Ok(hits
         .iter()
+        .filter(|h| !is_hidden(&h.path))
         .map(|h| format!("{}:{}: {}", h.path, h.line, h.text))
         .collect::<Vec<_>>()
         .join("\n"))
 }
 
-fn write_note(gate: &mut Gate, args: &Value) -> Result<String, String> {
+fn write_note(gate: &mut Gate, ctx: &ToolContext, args: &Value) -> Result<String, String> {
     let path = note_path(arg(args, "path")?)?;
     let content = arg(args, "content")?;
+    guard_content(ctx, &path, content)?;
     match args.get("mode").and_then(Value::as_str).unwrap_or("create") {
-        "create" => gate
-            .create(&path, content.as_bytes())
-            .map(|p| format!("created {p}"))
-            .map_err(|e| e.to_string()),
-        "overwrite" => gate
-            .write(&path, content.as_bytes())
-            .map(|_| format!("wrote {path}"))
-            .map_err(|e| e.to_string()),
-        "append" => gate
-            .append(&path, content)
-            .map(|_| format!("appended to {path}"))
-            .map_err(|e| e.to_string()),
+        // a new note replaces nothing, so only a free name's folder is checked
+        "create" => {
+            guard(gate, ctx, &path)?;
+            gate.create(&path, content.as_bytes())
+                .map(|p| format!("created {p}"))
+                .map_err(|e| e.to_string())
+        }
+        "overwrite" => {
+            guard(gate, ctx, &path)?;
+            let old = gate.read_text(&path);
+            if let Some(old) = &old {
+                refuse_emptying(old, content, &path)?;
+            }
+            gate.write(&path, content.as_bytes())
+                .map_err(|e| e.to_string())?;
+            // the gate journaled the earlier text before replacing it
+            Ok(match old {
+                Some(_) => format!(
+                    "wrote {path} (its earlier text is kept: `crew undo RUN --note {path}` restores it)"
+                ),
+                None => format!("wrote {path}"),
+            })
+        }
+        "append" => {
+            guard(gate, ctx, &path)?;
+            gate.append(&path, content)
+                .map(|_| format!("appended to {path}"))
+                .map_err(|e| e.to_string())
+        }
         other => Err(format!("mode `{other}` is not create, overwrite or append")),
     }
 }
 
-fn edit_note(gate: &mut Gate, args: &Value) -> Result<String, String> {
+fn edit_note(gate: &mut Gate, ctx: &ToolContext, args: &Value) -> Result<String, String> {
     let path = note_path(arg(args, "path")?)?;
     let find = arg(args, "find")?;
     let replace = arg(args, "replace")?;
     if find.is_empty() {
         return Err("`find` is empty".into());
     }
+    guard(gate, ctx, &path)?;
+    guard_content(ctx, &path, replace)?;
     let text = model_read(gate, &path)?;
     match text.matches(find).count() {
         0 => Err(format!(
             "the passage was not found in {path}; read_note shows its exact text"
         )),
         1 => {
+            refuse_emptying(&text, &text.replacen(find, replace, 1), &path)?;
             gate.edit(&path, "model edit", |t| t.replacen(find, replace, 1))
                 .map_err(|e| e.to_string())?;
             Ok(format!("edited {path}"))
@@ -258,9 +395,12 @@ fn edit_note(gate: &mut Gate, args: &Value) -> Result<String, String> {
     }
 }
 
-fn move_note(gate: &mut Gate, args: &Value) -> Result<String, String> {
+fn move_note(gate: &mut Gate, ctx: &ToolContext, args: &Value) -> Result<String, String> {
     let from = note_path(arg(args, "from")?)?;
     let to = note_path(arg(args, "to")?)?;
+    // both ends: moving a note into the templates folder makes it a template
+    guard(gate, ctx, &from)?;
+    guard(gate, ctx, &to)?;
     let out = gate.move_file(&from, &to).map_err(|e| e.to_string())?;
     let links: usize = out.rewritten.iter().map(|(_, n)| n).sum();
     Ok(format!(
@@ -286,6 +426,45 @@ mod tests {
         }
     }
 
+    fn today() -> chrono::NaiveDate {
+        chrono::NaiveDate::from_ymd_opt(2026, 1, 1).expect("date")
+    }
+
+    fn all_caps() -> Vec<String> {
+        ["read", "write", "edit"].map(String::from).to_vec()
+    }
+
+    /// A vault of `files` and a gate over it, journaling into `.crew/journal/t`.
+    fn vault_gate(files: &[(&str, &str)]) -> (tempfile::TempDir, Gate) {
+        let dir = tempfile::tempdir().expect("tmp");
+        for (path, text) in files {
+            let full = dir.path().join(path);
+            std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
+            std::fs::write(full, text).expect("write");
+        }
+        let journal = Journal::at(dir.path().join(".crew/journal/t"));
+        let gate = Gate::new(
+            Vault::open(dir.path()).expect("open"),
+            Policy::default(),
+            journal,
+            false,
+        );
+        (dir, gate)
+    }
+
+    /// Runs one tool with every capability, for a user who asked `request`.
+    fn tool(gate: &mut Gate, request: &str, name: &str, args: Value) -> String {
+        let f = Folders::default();
+        let caps = all_caps();
+        let ctx = ToolContext {
+            folders: &f,
+            capabilities: &caps,
+            today: today(),
+            request,
+        };
+        execute(gate, &ctx, &call(name, args))
+    }
+
     #[test]
     fn capabilities_limit_tools_and_writes_go_through_the_gate() {
         let dir = tempfile::tempdir().expect("tmp");
@@ -297,11 +476,16 @@ mod tests {
             false,
         );
         let f = Folders::default();
-        let today = chrono::NaiveDate::from_ymd_opt(2026, 1, 1).expect("date");
         let read_only = vec!["read".to_string()];
-        let all = vec!["read".to_string(), "write".into(), "edit".into()];
+        let all = all_caps();
         let mut run = |caps: &[String], name: &str, args: Value| {
-            execute(&mut gate, &f, caps, today, &call(name, args))
+            let ctx = ToolContext {
+                folders: &f,
+                capabilities: caps,
+                today: today(),
+                request: "write something",
+            };
+            execute(&mut gate, &ctx, &call(name, args))
         };
         assert!(
             run(
@@ -349,6 +533,214 @@ mod tests {
             name: "read_note".into(),
             arguments: Err("{oops".into()),
         };
-        assert!(execute(&mut gate, &f, &all, today, &bad).contains("not a JSON object"));
+        let ctx = ToolContext {
+            folders: &f,
+            capabilities: &all,
+            today: today(),
+            request: "",
+        };
+        assert!(execute(&mut gate, &ctx, &bad).contains("not a JSON object"));
+    }
+
+    #[test]
+    fn reads_stay_in_notes_outside_hidden_folders() {
+        let (_dir, mut gate) = vault_gate(&[
+            ("a.md", "visible text"),
+            (".trash/old.md", "deleted secret"),
+            (".obsidian/snippet.md", "settings secret"),
+            (".crew/journal/x/1.orig", "journal secret"),
+            (".crew/notes.md", "crew secret"),
+            ("Notes/.hidden/h.md", "hidden secret"),
+        ]);
+        for path in [
+            ".trash/old.md",
+            ".obsidian/snippet.md",
+            ".crew/notes.md",
+            "./.crew/notes.md",
+            "Notes/.hidden/h.md",
+            ".crew/journal/x/1.orig",
+        ] {
+            let out = tool(&mut gate, "read", "read_note", json!({"path": path}));
+            assert!(out.starts_with("error:"), "{path}: {out}");
+            assert!(!out.contains("secret"), "{path}: {out}");
+        }
+        assert!(
+            tool(
+                &mut gate,
+                "read",
+                "read_note",
+                json!({"path": ".crew/notes.md"})
+            )
+            .contains("hidden folder")
+        );
+        let listed = tool(&mut gate, "read", "list_notes", json!({}));
+        assert!(listed.contains("a.md"), "{listed}");
+        for hidden in [".trash", ".obsidian", ".crew", ".hidden"] {
+            assert!(!listed.contains(hidden), "{hidden} listed: {listed}");
+        }
+        let found = tool(
+            &mut gate,
+            "read",
+            "search_notes",
+            json!({"query": "secret"}),
+        );
+        assert!(
+            !found.contains("secret text") && !found.contains(".trash"),
+            "{found}"
+        );
+        assert!(tool(&mut gate, "read", "read_note", json!({"path": "a.md"})).contains("visible"));
+    }
+
+    #[test]
+    fn an_overwrite_keeps_the_earlier_text_and_never_empties_a_note() {
+        let (dir, mut gate) = vault_gate(&[("Projects/plan.md", "# Plan\nthe user's words\n")]);
+        for blank in ["", "  \n", "---\ntags: [x]\n---\n", "# \n- \n"] {
+            let out = tool(
+                &mut gate,
+                "rewrite my plan",
+                "write_note",
+                json!({"path": "Projects/plan.md", "content": blank, "mode": "overwrite"}),
+            );
+            assert!(out.contains("empty the note"), "{blank:?}: {out}");
+        }
+        let out = tool(
+            &mut gate,
+            "tidy",
+            "edit_note",
+            json!({"path": "Projects/plan.md", "find": "# Plan\nthe user's words\n", "replace": ""}),
+        );
+        assert!(out.contains("empty the note"), "{out}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("Projects/plan.md")).expect("read"),
+            "# Plan\nthe user's words\n"
+        );
+        let out = tool(
+            &mut gate,
+            "rewrite my plan",
+            "write_note",
+            json!({"path": "Projects/plan.md", "content": "# Plan\nshorter", "mode": "overwrite"}),
+        );
+        assert!(out.starts_with("wrote Projects/plan.md"), "{out}");
+        // the earlier text is in the journal, byte for byte, beside the entry that names it
+        let op = gate.operations().last().expect("journaled").clone();
+        let backup = op.backup.expect("a before-image");
+        assert_eq!(
+            std::fs::read(dir.path().join(".crew/journal/t").join(backup)).expect("backup"),
+            b"# Plan\nthe user's words\n"
+        );
+    }
+
+    #[test]
+    fn crew_files_templates_and_the_profile_open_only_when_the_request_names_them() {
+        let files = [
+            ("Meta/user-profile.md", "---\nname: Ana\n---\nlikes tea\n"),
+            ("Meta/agent-log.md", "# Agent log\n- a line\n"),
+            ("Meta/states/scribe.md", "## Post-it\nmine\n"),
+            ("Meta/health-reports/2026-01-01.md", "# Health\nok\n"),
+            ("Templates/Meeting.md", "# {{title}}\nattendees\n"),
+            ("Notes/daily tpl.md", "# <% tp.date.now() %>\nbody\n"),
+            ("Notes/plain.md", "plain text here\n"),
+        ];
+        let (dir, mut gate) = vault_gate(&files);
+        let closed = [
+            "Meta/user-profile.md",
+            "Meta/agent-log.md",
+            "Meta/states/scribe.md",
+            "Meta/health-reports/2026-01-01.md",
+            "Templates/Meeting.md",
+            "Notes/daily tpl.md",
+        ];
+        let stranger = "summarise the mail from bob";
+        for path in closed {
+            for (name, args) in [
+                (
+                    "write_note",
+                    json!({"path": path, "content": "rewritten by a model", "mode": "overwrite"}),
+                ),
+                (
+                    "write_note",
+                    json!({"path": path, "content": "more", "mode": "append"}),
+                ),
+                (
+                    "edit_note",
+                    json!({"path": path, "find": "\n", "replace": "\nX"}),
+                ),
+                ("move_note", json!({"from": path, "to": "Notes/moved.md"})),
+            ] {
+                let out = tool(&mut gate, stranger, name, args.clone());
+                assert!(out.contains("request names it"), "{name} {args}: {out}");
+            }
+        }
+        // into the templates folder is closed as well
+        let out = tool(
+            &mut gate,
+            stranger,
+            "move_note",
+            json!({"from": "Notes/plain.md", "to": "Templates/plain.md"}),
+        );
+        assert!(out.contains("templates folder"), "{out}");
+        let out = tool(
+            &mut gate,
+            stranger,
+            "write_note",
+            json!({"path": "Templates/New.md", "content": "x", "mode": "create"}),
+        );
+        assert!(out.contains("templates folder"), "{out}");
+        for (path, text) in files {
+            assert_eq!(
+                std::fs::read_to_string(dir.path().join(path)).expect("read"),
+                text,
+                "{path} was changed"
+            );
+        }
+        // named by the user, in their words
+        let out = tool(
+            &mut gate,
+            "add that I like coffee to my user profile",
+            "write_note",
+            json!({"path": "Meta/user-profile.md", "content": "likes coffee", "mode": "append"}),
+        );
+        assert_eq!(out, "appended to Meta/user-profile.md");
+        let out = tool(
+            &mut gate,
+            "fix the Meeting template",
+            "edit_note",
+            json!({"path": "Templates/Meeting.md", "find": "attendees", "replace": "who came"}),
+        );
+        assert_eq!(out, "edited Templates/Meeting.md");
+        // a word inside a longer one names nothing
+        assert!(!request_names("my meetings", "Templates/Meeting.md"));
+        assert!(request_names("see Meta/agent-log.md", "Meta/agent-log.md"));
+    }
+
+    #[test]
+    fn templater_code_is_written_only_when_the_user_asks_for_templates() {
+        let (dir, mut gate) = vault_gate(&[("Notes/plain.md", "plain text here\n")]);
+        let code = "<%* await tp.user.run() %>\n";
+        for (name, args) in [
+            (
+                "write_note",
+                json!({"path": "Notes/new.md", "content": code, "mode": "create"}),
+            ),
+            (
+                "write_note",
+                json!({"path": "Notes/plain.md", "content": code, "mode": "append"}),
+            ),
+            (
+                "edit_note",
+                json!({"path": "Notes/plain.md", "find": "plain", "replace": code}),
+            ),
+        ] {
+            let out = tool(&mut gate, "file my inbox", name, args.clone());
+            assert!(out.contains("Templater code"), "{name} {args}: {out}");
+        }
+        assert!(!dir.path().join("Notes/new.md").exists());
+        let out = tool(
+            &mut gate,
+            "make me a Templater template for meetings",
+            "write_note",
+            json!({"path": "Notes/new.md", "content": code, "mode": "create"}),
+        );
+        assert_eq!(out, "created Notes/new.md");
     }
 }

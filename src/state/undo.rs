@@ -5,12 +5,21 @@
 //! recorded fingerprint against the file as it would be at that point; only a plan that checks
 //! out completely is applied. Files the run created are set aside in `.crew/undone/<run>/`, not
 //! deleted.
+//!
+//! crew's own files (post-its, the agent log, reports) never block an undo: every run appends
+//! to the agent log, so one later run would otherwise make every earlier run impossible to
+//! undo. Such a file, changed since, is kept as it is now. A user's note changed by a later
+//! run blocks it, and the message names that run, to be undone first.
+//!
+//! One note can be undone alone ([`plan_note`]): it goes back to what it held before the run,
+//! whatever later runs did to other notes.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::crew::Folders;
 use crate::gate::{atomic_write, set_mtime};
 use crate::vault::read::read_regular_file;
 
@@ -32,6 +41,31 @@ pub enum UndoError {
         path: String,
         why: String,
     },
+    /// A later run changed the note since: it is the one to undo first.
+    #[error(
+        "cannot undo run {run}: {path} was changed since by run {later}; undo that one first (`crew undo {later}{hint}`); nothing was changed"
+    )]
+    ChangedLater {
+        run: String,
+        path: String,
+        later: String,
+        /// ` --note PATH` when a single note is being undone.
+        hint: String,
+    },
+    #[error("run {run} did not change {path}{changed}")]
+    NotInRun {
+        run: String,
+        path: String,
+        changed: String,
+    },
+    #[error(
+        "run {run} moved {path}; `crew undo {run}` moves it back with the rest of the run (one note alone goes back only from edits and writes)"
+    )]
+    NoteMoved { run: String, path: String },
+    #[error("{path} already holds what it held before run {run}; nothing to undo")]
+    NoteUnchanged { run: String, path: String },
+    #[error("no run that is not undone changed {0}")]
+    NoRunChanged(String),
     #[error("the journal of run {run} is damaged at line {line}: {detail}")]
     Damaged {
         run: String,
@@ -63,6 +97,9 @@ pub enum Action {
     Remove { path: String },
     /// Remove a folder the run created, when it is empty.
     Rmdir { path: String },
+    /// Leave one of crew's own files (agent log, post-it, report) as it is: a later run
+    /// changed it, and its bookkeeping is not the user's text.
+    Keep { path: String },
 }
 
 pub(crate) fn journal_dir(state_dir: &Path, run: &str) -> PathBuf {
@@ -99,8 +136,55 @@ pub fn last_undoable(state_dir: &Path) -> Result<String, UndoError> {
     runs.pop().ok_or(UndoError::Nothing(dir))
 }
 
-/// Plans the undo of a run against the vault as it is now.
-pub fn plan(vault: &Path, state_dir: &Path, run: &str) -> Result<Vec<Action>, UndoError> {
+/// Runs not undone yet, oldest first (run ids sort by time).
+fn live_runs(state_dir: &Path) -> Vec<String> {
+    let Ok(rd) = std::fs::read_dir(state_dir.join("journal")) else {
+        return Vec::new();
+    };
+    let mut runs: Vec<String> = rd
+        .flatten()
+        .filter(|e| e.path().join("journal.jsonl").is_file() && !e.path().join("undone").exists())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    runs.sort();
+    runs
+}
+
+/// Whether an operation touched `path` (as its file, or either end of a move).
+fn touches(op: &Operation, path: &str) -> bool {
+    op.path == path || op.to.as_deref() == Some(path)
+}
+
+/// The newest run after `run`, not undone, that changed `path`: the one to undo first.
+fn later_run_on(state_dir: &Path, run: &str, path: &str) -> Option<String> {
+    live_runs(state_dir)
+        .into_iter()
+        .rev()
+        .take_while(|r| r.as_str() > run)
+        .find(|r| {
+            read_journal(state_dir, r).is_ok_and(|ops| ops.iter().any(|op| touches(op, path)))
+        })
+}
+
+/// The newest run, not undone, that changed `path` (`crew undo --note PATH` without a run).
+pub fn last_run_on(state_dir: &Path, path: &str) -> Result<String, UndoError> {
+    live_runs(state_dir)
+        .into_iter()
+        .rev()
+        .find(|r| {
+            read_journal(state_dir, r).is_ok_and(|ops| ops.iter().any(|op| touches(op, path)))
+        })
+        .ok_or_else(|| UndoError::NoRunChanged(path.to_string()))
+}
+
+/// Plans the undo of a run against the vault as it is now. `folders` says which files are
+/// crew's own (kept as they are when a later run changed them).
+pub fn plan(
+    vault: &Path,
+    state_dir: &Path,
+    run: &str,
+    folders: &Folders,
+) -> Result<Vec<Action>, UndoError> {
     let jdir = journal_dir(state_dir, run);
     if jdir.join("undone").exists() {
         return Err(UndoError::AlreadyUndone(run.to_string()));
@@ -114,16 +198,24 @@ pub fn plan(vault: &Path, state_dir: &Path, run: &str) -> Result<Vec<Action>, Un
     if ops.is_empty() {
         return Err(UndoError::Nothing(jdir));
     }
+    let crew_owned = |p: &str| folders.crew_owned(p);
     let mut sim = Simulation {
         vault,
+        state_dir,
         jdir: &jdir,
         run,
+        crew_owned: &crew_owned,
+        hint: String::new(),
+        kept: HashSet::new(),
         files: HashMap::new(),
         actions: Vec::new(),
     };
     // entries another stands for (see `Operation::supersedes`): undone through that one
     let mut covered = std::collections::HashSet::new();
     for op in ops.iter().rev() {
+        if sim.kept.contains(&op.path) {
+            continue;
+        }
         if covered.contains(&op.seq) {
             continue;
         }
@@ -145,11 +237,139 @@ pub fn plan(vault: &Path, state_dir: &Path, run: &str) -> Result<Vec<Action>, Un
     Ok(sim.actions)
 }
 
+/// How one note goes back to what it held before a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NotePlan {
+    pub run: String,
+    pub path: String,
+    /// Restore (the note's earlier bytes, from the journal) or Remove (the run created it).
+    pub action: Action,
+    /// The note's bytes before the run; `None`: it did not exist.
+    #[serde(skip)]
+    pub before: Option<Vec<u8>>,
+}
+
+/// Plans putting one note back to what it held before `run`, whatever later runs did to other
+/// notes. The note must still be as the run left it (else the later run that changed it is
+/// named, to be undone first); `force` skips that check — the text it replaces is journaled by
+/// the restore, so nothing is lost either way.
+pub fn plan_note(
+    vault: &Path,
+    state_dir: &Path,
+    run: &str,
+    path: &str,
+    force: bool,
+) -> Result<NotePlan, UndoError> {
+    let jdir = journal_dir(state_dir, run);
+    if jdir.join("undone").exists() {
+        return Err(UndoError::AlreadyUndone(run.to_string()));
+    }
+    let ops = read_journal(state_dir, run)?;
+    let mine: Vec<&Operation> = ops.iter().filter(|op| touches(op, path)).collect();
+    if mine.iter().any(|op| op.op == OpKind::Move) {
+        return Err(UndoError::NoteMoved {
+            run: run.to_string(),
+            path: path.to_string(),
+        });
+    }
+    let Some(first) = mine.first() else {
+        let mut changed: Vec<&str> = ops
+            .iter()
+            .filter(|op| op.op != OpKind::Mkdir)
+            .map(|op| op.path.as_str())
+            .collect();
+        changed.dedup();
+        changed.truncate(10);
+        return Err(UndoError::NotInRun {
+            run: run.to_string(),
+            path: path.to_string(),
+            changed: if changed.is_empty() {
+                String::new()
+            } else {
+                format!("; it changed {}", changed.join(", "))
+            },
+        });
+    };
+    // The first operation's before-image is the note before the run: an operation rolled
+    // back or never applied left the note as it found it, so the next one's image is the same.
+    let before = match (&first.op, &first.backup) {
+        (OpKind::Create, _) | (_, None) => None,
+        (_, Some(b)) => Some(std::fs::read(jdir.join(b)).map_err(|e| UndoError::Io {
+            path: format!("{path} (its earlier text, {b})"),
+            source: e,
+        })?),
+    };
+    let now = read_regular_file(&vault.join(path)).ok();
+    if now == before {
+        return Err(UndoError::NoteUnchanged {
+            run: run.to_string(),
+            path: path.to_string(),
+        });
+    }
+    if !force {
+        // played backwards as a whole-run undo would, on this note alone: it checks the note
+        // is as the run left it, and tells operations the run journaled but never applied
+        let nobody = |_: &str| false;
+        let mut sim = Simulation {
+            vault,
+            state_dir,
+            jdir: &jdir,
+            run,
+            crew_owned: &nobody,
+            hint: format!(" --note {path}"),
+            kept: HashSet::new(),
+            files: HashMap::new(),
+            actions: Vec::new(),
+        };
+        for op in mine.iter().rev() {
+            sim.undo_change(op)?;
+        }
+    }
+    let action = match &before {
+        Some(_) => Action::Restore {
+            path: path.to_string(),
+            backup: first.backup.clone().unwrap_or_default(),
+            mtime_ns: first.mtime_ns,
+        },
+        None => Action::Remove {
+            path: path.to_string(),
+        },
+    };
+    Ok(NotePlan {
+        run: run.to_string(),
+        path: path.to_string(),
+        action,
+        before,
+    })
+}
+
+/// Sets a note a run created aside into `.crew/undone/<run>/`, as a whole-run undo does
+/// (nothing is deleted).
+pub fn set_aside(vault: &Path, state_dir: &Path, run: &str, path: &str) -> Result<(), UndoError> {
+    let jdir = journal_dir(state_dir, run);
+    apply_one(
+        vault,
+        state_dir,
+        run,
+        &jdir,
+        &Action::Remove {
+            path: path.to_string(),
+        },
+    )
+}
+
 /// The undo played backwards on a picture of the vault, before anything is touched.
 struct Simulation<'a> {
     vault: &'a Path,
+    state_dir: &'a Path,
     jdir: &'a Path,
     run: &'a str,
+    /// crew's own files: kept as they are when changed since, never a conflict.
+    crew_owned: &'a dyn Fn(&str) -> bool,
+    /// What a conflict's advice adds to `crew undo LATER` (` --note PATH` for one note).
+    hint: String,
+    /// crew's own files the undo leaves as they are.
+    kept: HashSet<String>,
     /// The vault as the simulation sees it: path → bytes (`None`: absent).
     files: HashMap<String, Option<Vec<u8>>>,
     actions: Vec<Action>,
@@ -169,6 +389,41 @@ impl Simulation<'_> {
             run: self.run.to_string(),
             path: path.to_string(),
             why: why.to_string(),
+        }
+    }
+
+    /// A file that is not as the run left it: crew's own is kept as it is (`Ok`); a note a
+    /// later run changed names that run; any other change is the user's.
+    fn changed_since(&mut self, path: &str, why: &str) -> Result<(), UndoError> {
+        if (self.crew_owned)(path) {
+            if self.kept.insert(path.to_string()) {
+                self.actions.push(Action::Keep {
+                    path: path.to_string(),
+                });
+            }
+            return Ok(());
+        }
+        Err(self.blocked(path, why))
+    }
+
+    /// The error for a note that is not as the run left it: the later run that changed it
+    /// when there is one (undo that first), else the change is the user's.
+    fn blocked(&self, path: &str, why: &str) -> UndoError {
+        match later_run_on(self.state_dir, self.run, path) {
+            Some(later) => UndoError::ChangedLater {
+                run: self.run.to_string(),
+                path: path.to_string(),
+                later,
+                hint: self.hint.clone(),
+            },
+            // one note alone: its earlier text is still in the journal, so say how to get it
+            None if !self.hint.is_empty() => self.conflict(
+                path,
+                &format!(
+                    "{why} (`--force` restores it anyway; what it holds now goes into the restore's journal)"
+                ),
+            ),
+            None => self.conflict(path, why),
         }
     }
 
@@ -193,13 +448,15 @@ impl Simulation<'_> {
         if never_applied {
             return Ok(());
         }
-        let now = now.ok_or_else(|| self.conflict(&op.path, "no longer exists"))?;
+        let Some(now) = now else {
+            return self.changed_since(&op.path, "no longer exists");
+        };
         if op
             .after_hash
             .as_ref()
             .is_some_and(|want| &fingerprint(&now) != want)
         {
-            return Err(self.conflict(&op.path, "has been changed since this run"));
+            return self.changed_since(&op.path, "has been changed since this run");
         }
         match (&op.op, backup) {
             (OpKind::Create, _) | (_, None) => {
@@ -280,7 +537,7 @@ impl Simulation<'_> {
         {
             return Ok(());
         }
-        let moved = at_dest.ok_or_else(|| self.conflict(&to, "no longer exists"))?;
+        let moved = at_dest.ok_or_else(|| self.blocked(&to, "no longer exists"))?;
         if at_source.is_some() {
             return Err(self.conflict(&op.path, "exists again, so the note cannot move back"));
         }
@@ -420,6 +677,7 @@ fn apply_one(
                 // only an empty folder goes; anything the user put there keeps it
                 let _ = std::fs::remove_dir(vault.join(path));
             }
+            Action::Keep { .. } => {}
         }
     }
     Ok(())
@@ -489,7 +747,9 @@ pub(crate) fn remove_stale_temps(vault: &Path) {
 impl crate::fault::HasFault for UndoError {
     fn fault(&self) -> crate::fault::Fault {
         match self {
-            UndoError::Conflict { .. } | UndoError::Io { .. } => crate::fault::Fault::Run,
+            UndoError::Conflict { .. } | UndoError::ChangedLater { .. } | UndoError::Io { .. } => {
+                crate::fault::Fault::Run
+            }
             _ => crate::fault::Fault::Input,
         }
     }
