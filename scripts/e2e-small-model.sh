@@ -15,4 +15,4 @@ for _ in $(seq 1 120); do
   curl -sf "http://127.0.0.1:$port/v1/models" >/dev/null && break
   sleep 1
 done
-CREW_E2E_MODEL_URL="http://127.0.0.1:$port/v1" cargo test --test e2e_model -- --nocapture
+CREW_E2E_MODEL_URL="http://127.0.0.1:$port/v1" cargo test --features e2e --test e2e_model -- --nocapture

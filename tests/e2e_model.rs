@@ -1,5 +1,5 @@
 //! The optional end-to-end tier: one full `crew ask` through a real small model served
-//! OpenAI-compatibly (see scripts/e2e-small-model.sh). SKIPPED unless CREW_E2E_MODEL_URL is set.
+//! OpenAI-compatibly (see scripts/e2e-small-model.sh). Built only with `--features e2e`; it needs CREW_E2E_MODEL_URL.
 //! Only completion is asserted: a 135M-parameter model's words are not worth checking.
 
 mod common;

@@ -179,16 +179,29 @@ fn a_read_only_folder_fails_cleanly_with_the_original_intact() {
     let v = common::vault(&[("ro/a.md", "original")]);
     let ro = v.path().join("ro");
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+    // root writes through permissions; an immutable folder (chattr +i) stops root too
+    let chattr = |flag: &str| {
+        std::process::Command::new("chattr")
+            .arg(flag)
+            .arg(&ro)
+            .status()
+            .is_ok_and(|s| s.success())
+    };
     let probe = std::fs::write(ro.join("probe"), b"x");
-    if probe.is_ok() {
-        // running as root: permissions do not stop writes; nothing to prove here
+    let immutable = probe.is_ok() && {
         let _ = std::fs::remove_file(ro.join("probe"));
+        chattr("+i")
+    };
+    if probe.is_ok() && !immutable {
         std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-        common::skipped("read-only folders are writable for this user (root)");
+        common::skipped("read-only folders are writable for this user (root) and chattr failed");
         return;
     }
     let mut g = gate_on(v.path(), Journal::in_memory());
     let r = g.set_frontmatter("ro/a.md", &[("status", Some("filed".into()))]);
+    if immutable {
+        assert!(chattr("-i"), "chattr -i");
+    }
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     assert!(matches!(r, Err(GateError::Io { .. })), "{r:?}");
     assert_eq!(
