@@ -393,7 +393,7 @@ impl CrewExecutor<'_> {
         // a model that fails never stops the work: the native path runs, and the answer says so
         tracing::warn!("{}: model {m} failed ({e}); running natively", step.name);
         // a failed model's words are shown, never followed
-        let partial = crate::dispatch::suggest::inert(&std::mem::take(&mut out.output));
+        let partial = crate::dispatch::suggest::escape_blocks(&std::mem::take(&mut out.output));
         out.executor = RanOn::Native;
         out.model = None;
         let note = crate::tr!(

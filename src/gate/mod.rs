@@ -324,25 +324,28 @@ impl Gate {
         })?;
         // the journal line after the fact says what the file really holds, so undo restores
         // the other program's bytes too, never drops them
-        let because = |what: &str| match why {
-            Some(w) => format!("{w}; {what}"),
-            None => what.to_string(),
+        let correction = |after_hash: Option<String>, what: &str| Operation {
+            seq: 0,
+            op: kind,
+            path: path.to_string(),
+            to: None,
+            backup: None,
+            after_hash,
+            note: Some(match why {
+                Some(w) => format!("{w}; {what}"),
+                None => what.to_string(),
+            }),
+            mtime_ns: None,
+            supersedes: None,
         };
         match swapped {
             Swapped::Clean => self.remember(path, updated),
             Swapped::Merged { before, after } => {
                 self.journal.supersede_last(
-                    Operation {
-                        seq: 0,
-                        op: kind,
-                        path: path.to_string(),
-                        to: None,
-                        backup: None,
-                        after_hash: Some(fingerprint(&after)),
-                        note: Some(because("kept what another program appended meanwhile")),
-                        mtime_ns: None,
-                        supersedes: None,
-                    },
+                    correction(
+                        Some(fingerprint(&after)),
+                        "kept what another program appended meanwhile",
+                    ),
                     Some(&before),
                     true,
                 )?;
@@ -350,17 +353,7 @@ impl Gate {
             }
             Swapped::Withdrawn { now, why: reason } => {
                 self.journal.supersede_last(
-                    Operation {
-                        seq: 0,
-                        op: kind,
-                        path: path.to_string(),
-                        to: None,
-                        backup: None,
-                        after_hash: None,
-                        note: Some(because(&format!("withdrawn: {reason}"))),
-                        mtime_ns: None,
-                        supersedes: None,
-                    },
+                    correction(None, &format!("withdrawn: {reason}")),
                     None,
                     false,
                 )?;
@@ -791,72 +784,4 @@ impl crate::fault::HasFault for GateError {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn jail_refuses_escapes() {
-        for bad in [
-            "",
-            "/etc/passwd",
-            "../x.md",
-            "a/../../x.md",
-            "C:/x.md",
-            "a\\b.md",
-            "a/CON.md",
-            "x\u{0}.md",
-            "dot./x.md",
-        ] {
-            assert!(jail(bad).is_err(), "{bad:?} should be refused");
-        }
-        assert_eq!(jail("./a//b.md").ok().as_deref(), Some("a/b.md"));
-    }
-
-    #[test]
-    fn policy_protects_the_right_places() {
-        let p = Policy {
-            actor: Some("sorter".into()),
-            ..Policy::default()
-        };
-        for bad in [
-            ".obsidian/app.json",
-            ".git/config",
-            "CLAUDE.md",
-            ".crew/agents/sorter.md",
-            ".claude/skills/x/SKILL.md",
-            "Meta/states/librarian.md",
-            "a/.hidden.md",
-            ".crew/references/other.md",
-        ] {
-            assert!(p.check(bad).is_err(), "{bad} should be protected");
-        }
-        for ok in ["Meta/states/sorter.md", "00-Inbox/x.md"] {
-            assert!(p.check(ok).is_ok(), "{ok} should be allowed");
-        }
-        // custom agents and the registry: only for the lifecycle commands and their skills
-        let definition = [
-            ".crew/agents/my-helper.md",
-            ".claude/references/agents-registry.md",
-        ];
-        for closed in definition {
-            assert!(p.check(closed).is_err(), "{closed} is closed to agents");
-        }
-        let lifecycle = Policy {
-            changes_definition: true,
-            ..p
-        };
-        for open in definition {
-            assert!(
-                lifecycle.check(open).is_ok(),
-                "{open} is open to the lifecycle"
-            );
-        }
-        assert!(lifecycle.check(".crew/agents/sorter.md").is_err());
-    }
-
-    #[test]
-    fn fingerprint_is_stable() {
-        assert_eq!(fingerprint(b""), "cbf29ce484222325");
-        assert_ne!(fingerprint(b"a"), fingerprint(b"b"));
-    }
-}
+mod tests;

@@ -223,7 +223,7 @@ pub(crate) fn run_agent(
                 name: c.name.clone(),
                 // a note or mail the tool read is data: a block in it is shown to the model
                 // escaped, so quoting it does not hand work to anyone
-                content: crate::dispatch::suggest::inert(&result),
+                content: crate::dispatch::suggest::escape_blocks(&result),
             });
         }
     }
