@@ -4,7 +4,7 @@
 //! "next Tuesday", "in 3 days", "end of the month", "domani", "明日"), resolved against a
 //! given `today`. Pure: no clock, no I/O, so every answer can be tested.
 //!
-//! Choices where usage differs (documented for the user in the README):
+//! Choices where usage differs (documented for the user in docs/agents.md, the scribe):
 //! - a weekday alone ("Friday", "by Friday", "this Friday") is the next such day after today;
 //!   "next Friday" (and "venerdì prossimo", "vendredi prochain", "nächsten Freitag",
 //!   "来週の金曜日", …) is the Friday of next week (weeks start on Monday);

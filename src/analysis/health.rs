@@ -1,6 +1,6 @@
 //! The health audit: every mechanical check over a vault, as data.
 //!
-//! Thresholds (documented in the README):
+//! Thresholds (documented in docs/agents.md):
 //! - verdict **critical**: broken links ≥ 10 % of all links, or frontmatter errors ≥ 5 % of notes,
 //!   or orphans ≥ 20 % of notes;
 //! - **needs attention**: any broken link, any duplicate name, more than 10 inbox notes, inbox
