@@ -27,6 +27,11 @@ pub struct Evaluation {
     pub precision: f64,
     /// (note, from folder, to folder or "" when it stayed).
     pub notes: Vec<(String, String, String)>,
+    /// Notes that belong nowhere in the vault (lists, recipes, journal lines…) put into the
+    /// inbox beside the held-out ones.
+    pub strangers: usize,
+    /// Of those, how many were filed: each one is a note filed that should have stayed.
+    pub strangers_filed: usize,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -118,6 +123,7 @@ pub fn evaluate(
     let copy = scratch.path().join("vault");
     copy_vault(vault_path, &copy)?;
     let (moved, filed_notes) = hold_out(&copy, &crew.config.folders, n, seed)?;
+    let strangers = add_strangers(&copy, &crew.config.folders, n.div_ceil(2), seed)?;
     let folders = &crew.config.folders;
     let copy_crew = Crew::load(&copy, None)?;
     let opts = Options {
@@ -144,7 +150,18 @@ pub fn evaluate(
         coverage: 0.0,
         precision: 0.0,
         notes: Vec::new(),
+        strangers: strangers.len(),
+        strangers_filed: 0,
     };
+    for file in &strangers {
+        let in_inbox = format!("{}/{file}", folders.inbox);
+        if moves.iter().any(|(p, _)| *p == in_inbox) {
+            e.strangers_filed += 1;
+        }
+        if !copy.join(&in_inbox).is_file() && !moves.iter().any(|(p, _)| *p == in_inbox) {
+            e.lost += 1;
+        }
+    }
     for (file, from) in moved {
         let in_inbox = format!("{}/{file}", folders.inbox);
         let dest = moves.iter().find(|(p, _)| *p == in_inbox).map(|(_, to)| to);
@@ -223,6 +240,31 @@ fn hold_out(
         }
     }
     Ok((moved, filed_notes))
+}
+
+/// Writes `n` notes that belong nowhere (drawn by `seed`, unlike those the calibration guesses)
+/// into the inbox of the vault copy at `copy`: their file names.
+fn add_strangers(
+    copy: &Path,
+    folders: &crate::crew::Folders,
+    n: usize,
+    seed: u64,
+) -> Result<Vec<String>, EvaluateError> {
+    let inbox = copy.join(&folders.inbox);
+    let mut names = Vec::new();
+    for (i, (title, text)) in filing::strangers::notes(n, seed.wrapping_add(1_000))
+        .into_iter()
+        .enumerate()
+    {
+        let file = format!("{title} {}.md", i + 1).replace(['/', '\\'], "-");
+        let path = inbox.join(&file);
+        if path.exists() {
+            continue;
+        }
+        std::fs::write(&path, text).map_err(|source| EvaluateError::Copy { path, source })?;
+        names.push(file);
+    }
+    Ok(names)
 }
 
 /// What the vault's filed notes say of each kind of explicit evidence (`project:`, `type:`,

@@ -433,7 +433,7 @@ fn real_vaults_keep_every_note() {
     for src in names {
         let tmp = assert_fs::TempDir::new().expect("tmp");
         let dst = tmp.path().join("vault");
-        copy_dir(&src, &dst);
+        common::copy_dir(&src, &dst);
         let original = snapshot(&dst);
         crew_bare()
             .args(["init", "--adopt"])
@@ -482,24 +482,5 @@ fn real_vaults_keep_every_note() {
             "{}: user files changed",
             src.display()
         );
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for e in walkdir::WalkDir::new(from).into_iter().flatten() {
-        let rel = e.path().strip_prefix(from).expect("under");
-        let target = to.join(rel);
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(&target).expect("mkdir");
-        } else if e.file_type().is_file() {
-            std::fs::copy(e.path(), &target).expect("copy");
-            // the shared corpora are read-only, which crew respects: the copy must be a
-            // vault crew could change, or the test proves nothing
-            use std::os::unix::fs::PermissionsExt as _;
-            let mut p = std::fs::metadata(&target).expect("meta").permissions();
-            let mode = p.mode();
-            p.set_mode(mode | 0o200);
-            std::fs::set_permissions(&target, p).expect("chmod");
-        }
     }
 }

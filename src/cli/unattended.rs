@@ -107,6 +107,36 @@ pub fn maintain(
     Ok(if r.attention { 1 } else { 0 })
 }
 
+/// `crew triage --evaluate`'s figures, as JSON or text.
+fn show_evaluation(g: &Global, e: &crew::evaluate::Evaluation, seed: u64) -> anyhow::Result<()> {
+    if g.json {
+        out_json(e)?;
+    } else {
+        out(&format!(
+            "Evaluated on a scratch copy (seed {seed}): {} filed notes moved to the inbox, with {} notes that belong nowhere (lists, recipes, journal lines…).\n  filed:     {} ({:.1} % coverage)\n  own folder: {} ({:.1} % precision)\n  lost:      {}\n  no home, filed anyway: {} of {}\n",
+            e.moved,
+            e.strangers,
+            e.filed,
+            100.0 * e.coverage,
+            e.right,
+            100.0 * e.precision,
+            e.lost,
+            e.strangers_filed,
+            e.strangers
+        ))?;
+    }
+    if !g.json && e.moved * 4 > e.filed_notes {
+        // a quarter of the examples gone changes what there is to learn from
+        out(&format!(
+            "  note: {} of the vault's {} filed notes were taken out, leaving {} to learn from: these figures are for a thinner vault than this one (try a smaller N)\n",
+            e.moved,
+            e.filed_notes,
+            e.filed_notes - e.moved
+        ))?;
+    }
+    Ok(())
+}
+
 pub fn triage(
     g: &Global,
     calibrate: bool,
@@ -119,28 +149,7 @@ pub fn triage(
         let spinner = Spinner::start(g.json, "filing held-out notes on a scratch copy");
         let e = crew::evaluate::evaluate(&g.vault_path(), &crew, n, seed)?;
         drop(spinner);
-        if g.json {
-            out_json(&e)?;
-        } else {
-            out(&format!(
-                "Evaluated on a scratch copy (seed {seed}): {} filed notes moved to the inbox.\n  filed:     {} ({:.1} % coverage)\n  own folder: {} ({:.1} % precision)\n  lost:      {}\n",
-                e.moved,
-                e.filed,
-                100.0 * e.coverage,
-                e.right,
-                100.0 * e.precision,
-                e.lost
-            ))?;
-        }
-        if !g.json && e.moved * 4 > e.filed_notes {
-            // a quarter of the examples gone changes what there is to learn from
-            out(&format!(
-                "  note: {} of the vault's {} filed notes were taken out, leaving {} to learn from: these figures are for a thinner vault than this one (try a smaller N)\n",
-                e.moved,
-                e.filed_notes,
-                e.filed_notes - e.moved
-            ))?;
-        }
+        show_evaluation(g, &e, seed)?;
         return Ok(if e.lost > 0 { 1 } else { 0 });
     }
     if calibrate {
@@ -170,8 +179,9 @@ pub fn triage(
         );
         if c.margin.is_finite() {
             s.push_str(&format!(
-                "  at margin ≥ {:.3}: estimated precision {:.1} % (target {:.0} %), coverage {:.1} %\n",
+                "  at margin ≥ {:.3}, at least {:.0} % of a folder's typical nearness and with one of its hallmarks: estimated precision {:.1} % (target {:.0} %), coverage {:.1} %\n",
                 c.margin,
+                100.0 * c.novelty,
                 100.0 * c.precision,
                 100.0 * c.target,
                 100.0 * c.coverage
@@ -182,6 +192,13 @@ pub fn triage(
                 100.0 * c.target
             ));
         }
+        s.push_str(&format!(
+            "  notes with no home here (lists, recipes, journal lines…): {} of {} would be filed ({:.1} %, target at most {:.0} %)\n",
+            c.strangers_filed,
+            c.strangers,
+            100.0 * c.stranger_rate(),
+            100.0 * c.stranger_target
+        ));
         s.push_str("  precision when filing the surest share of notes:");
         for (cover, precision) in &c.curve {
             s.push_str(&format!(" {:.0}%→{:.0}%", 100.0 * cover, 100.0 * precision));

@@ -197,3 +197,24 @@ pub const TOPICS: [(&str, &str, [&str; 6]); 3] = [
         ],
     ),
 ];
+
+/// Copies a folder (a shared corpus) into `to`, every file writable: the shared corpora are
+/// read-only, which crew respects, so a copy must be a vault crew could change.
+pub fn copy_dir(from: &Path, to: &Path) {
+    for e in walkdir::WalkDir::new(from).into_iter().flatten() {
+        let rel = e.path().strip_prefix(from).expect("under");
+        let target = to.join(rel);
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+        } else if e.file_type().is_file() {
+            std::fs::copy(e.path(), &target).expect("copy");
+            // the shared corpora are read-only, which crew respects: the copy must be a
+            // vault crew could change, or the test proves nothing
+            use std::os::unix::fs::PermissionsExt as _;
+            let mut p = std::fs::metadata(&target).expect("meta").permissions();
+            let mode = p.mode();
+            p.set_mode(mode | 0o200);
+            std::fs::set_permissions(&target, p).expect("chmod");
+        }
+    }
+}

@@ -58,6 +58,8 @@ struct KeptCalibration {
     /// [`digest`]s of the examples, sorted.
     examples: Vec<Digest>,
     target: u64,
+    /// The stranger target's bits and a hash of the strangers' features.
+    strangers: (u64, u64),
     sample: usize,
     seed: u64,
     calibration: Calibration,
@@ -203,20 +205,23 @@ impl FeatureStore {
         examples
     }
 
-    /// `model.calibrate(target, sample, seed)` for the `model` trained on the examples last
-    /// taken through [`FeatureStore::examples`]: taken from the store when the same question
-    /// was asked of examples that differ from these in at most [`CALIBRATION_DRIFT`] of them.
+    /// [`Model::calibrate`] for the `model` trained on the examples last taken through
+    /// [`FeatureStore::examples`]: taken from the store when the same question was asked of
+    /// examples that differ from these in at most [`CALIBRATION_DRIFT`] of them.
     pub fn calibrate(
         &mut self,
         model: &Model,
-        target: f64,
+        (target, stranger_target): (f64, f64),
         sample: usize,
         seed: u64,
+        strangers: &[Vec<(Feature, f32)>],
     ) -> Calibration {
         let digests = &self.digests;
+        let strangers_asked = (stranger_target.to_bits(), strangers_digest(strangers));
         let asked = |k: &KeptCalibration| {
             !digests.is_empty()
                 && k.target == target.to_bits()
+                && k.strangers == strangers_asked
                 && k.sample == sample
                 && k.seed == seed
                 && changed_between(&k.examples, digests) as f64
@@ -225,11 +230,12 @@ impl FeatureStore {
         if let Some(kept) = self.calibration.as_ref().filter(|k| asked(k)) {
             return kept.calibration.clone();
         }
-        let calibration = model.calibrate(target, sample, seed);
+        let calibration = model.calibrate(target, stranger_target, sample, seed, strangers);
         if self.path.is_some() {
             self.calibration = Some(KeptCalibration {
                 examples: self.digests.clone(),
                 target: target.to_bits(),
+                strangers: strangers_asked,
                 sample,
                 seed,
                 calibration: calibration.clone(),
@@ -330,6 +336,20 @@ fn digest(path: &str, folder: &str, features: &[(Feature, f32)]) -> Digest {
 
 /// How many examples changed between two lists of digests sorted by path: each edited (same
 /// path, other features or folder), added or removed counts one.
+/// A hash of the strangers a calibration was asked about.
+fn strangers_digest(strangers: &[Vec<(Feature, f32)>]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for feats in strangers {
+        feats.len().hash(&mut h);
+        for (f, w) in feats {
+            f.hash(&mut h);
+            w.to_bits().hash(&mut h);
+        }
+    }
+    h.finish()
+}
+
 fn changed_between(before: &[Digest], now: &[Digest]) -> usize {
     let (mut i, mut j, mut changed) = (0, 0, 0);
     while i < before.len() && j < now.len() {

@@ -7,7 +7,7 @@ use chrono::NaiveDate;
 
 use super::trust::{Kind, Trust};
 use crate::agents::common::{self, fold, link_value_name};
-use crate::agents::filing::{self, Learned};
+use crate::agents::filing::Learned;
 use crate::crew::Folders;
 use crate::vault::Vault;
 
@@ -424,7 +424,7 @@ pub(crate) fn learned_decision(
             ignored: Vec::new(),
         },
         _ => Decision {
-            evidence: filing::unsure_reason(&guess),
+            evidence: learned.unsure_reason(&guess),
             ..explicit
         },
     }

@@ -54,9 +54,92 @@ fn allowed_limits_the_folders() {
 #[test]
 fn leave_one_out_calibration_reaches_its_target() {
     let m = model();
-    let c = m.calibrate(0.95, 100, 7);
+    let c = m.calibrate(0.95, 0.05, 100, 7, &[]);
     assert_eq!(c.sampled, 24);
     assert!(c.precision >= 0.95 && c.coverage > 0.9, "{c:?}");
+}
+
+/// Two folders whose notes share common words ("notes", "today", in half of each) and each
+/// has words of its own.
+fn model_with_common_words() -> Model {
+    let mut ex = Vec::new();
+    for i in 0..12 {
+        let common = if i % 2 == 0 { "notes today" } else { "" };
+        ex.push((
+            i,
+            "Cooking".to_string(),
+            feats(&format!("{common} recipe flour oven bake dish{i}")),
+        ));
+        ex.push((
+            100 + i,
+            "Code".to_string(),
+            feats(&format!("{common} rust compiler borrow function crate{i}")),
+        ));
+    }
+    for i in 0..4 {
+        ex.push((
+            200 + i,
+            "Misc".to_string(),
+            feats(&format!("other thing{i}")),
+        ));
+    }
+    Model::train(ex)
+}
+
+#[test]
+fn a_guess_resting_on_words_every_folder_uses_has_no_hallmark() {
+    let m = model_with_common_words();
+    let g = m.guess(&feats("notes today groceries"), &|_| true, None);
+    assert!(g.best().is_some(), "common words still rank a folder");
+    assert!(!g.hallmark, "{g:?}");
+    let g = m.guess(&feats("a new bake with flour"), &|_| true, None);
+    assert!(g.hallmark, "{g:?}");
+}
+
+#[test]
+fn strangers_are_left_alone_and_counted() {
+    let m = model_with_common_words();
+    let strangers: Vec<Vec<(Feature, f32)>> = [
+        "notes today milk eggs butter",
+        "notes today walked the dog",
+        "today meeting with the plumber",
+        "flour milk eggs sugar pancakes today notes",
+    ]
+    .iter()
+    .map(|t| feats(t))
+    .collect();
+    let c = m.calibrate(0.95, 0.0, 100, 7, &strangers);
+    assert_eq!(c.strangers, 4);
+    assert_eq!(c.strangers_filed, 0, "{c:?}");
+    assert!(c.coverage > 0.8, "notes that belong are still filed: {c:?}");
+    let home = m.guess(&feats("recipe oven bake flour"), &|_| true, None);
+    assert!(c.files(&home), "{home:?} {c:?}");
+    let stranger = m.guess(&strangers[1], &|_| true, None);
+    assert!(!c.files(&stranger), "{stranger:?} {c:?}");
+}
+
+#[test]
+fn a_near_note_is_at_home_and_a_far_one_is_not() {
+    let m = model_with_common_words();
+    let c = m.calibrate(0.95, 0.05, 100, 7, &[]);
+    let near = m.guess(&feats("recipe flour oven bake"), &|_| true, None);
+    let far = m.guess(
+        &feats("bake cathedral gothic nave buttress vault spire"),
+        &|_| true,
+        None,
+    );
+    assert!(near.nearness > far.nearness, "{near:?} {far:?}");
+    assert!(c.typical_of("Cooking") > 0.0);
+}
+
+#[test]
+fn web_addresses_give_no_words() {
+    let text = "See https://example.com/a%20plugins/573e7a?x=1 and [the docs](Plugins%20list.md) \
+                or www.site.org/path; keep words";
+    let kept = without_addresses(text);
+    let words: Vec<&str> = tokens(&kept).collect();
+    assert_eq!(words, ["See", "and", "the", "docs", "keep", "words"]);
+    assert!(matches!(without_addresses("plain text"), Cow::Borrowed(_)));
 }
 
 #[test]
@@ -350,7 +433,7 @@ fn a_left_out_guess_is_the_guess_of_a_model_that_never_saw_the_note() {
     let m = Model::train(ex.clone());
     let (mut score_error, mut margin_error, mut differ) = (0.0f32, 0.0f32, 0);
     for (d, (idx, _, raw)) in ex.iter().enumerate() {
-        let left_out = m.guess_left_out(d, &|_| true);
+        let (left_out, _) = m.guess_left_out(d, &|_| true);
         let without: Vec<Example> = ex.iter().filter(|e| e.0 != *idx).cloned().collect();
         let truth = Model::train(without).guess(raw, &|_| true, None);
         let score = |g: &Guess, f: &str| {
@@ -402,7 +485,7 @@ fn a_word_only_the_left_out_note_has_does_not_name_its_folder() {
         ex.push((10 + i, "Lion".to_string(), feats(&format!("mane grass{i}"))));
     }
     let m = Model::train(ex.clone());
-    let left_out = m.guess_left_out(0, &|_| true);
+    let (left_out, _) = m.guess_left_out(0, &|_| true);
     let truth = Model::train(ex[1..].to_vec()).guess(&ex[0].2, &|_| true, None);
     let zebra = |g: &Guess| {
         g.ranked
@@ -469,7 +552,7 @@ fn a_left_out_guess_shares_by_kind_as_a_model_without_the_note() {
     let m = Model::train(ex.clone());
     let mut score_error = 0.0f32;
     for (d, (idx, _, raw)) in ex.iter().enumerate() {
-        let left_out = m.guess_left_out(d, &|_| true);
+        let (left_out, _) = m.guess_left_out(d, &|_| true);
         let without: Vec<Example> = ex.iter().filter(|e| e.0 != *idx).cloned().collect();
         let truth = Model::train(without).guess(raw, &|_| true, None);
         assert_eq!(
@@ -507,7 +590,7 @@ fn a_folder_only_the_left_out_note_is_in_does_not_take_a_share() {
     let pythons = |f: &str| f.starts_with("PYTHON");
     let choices: [&dyn Fn(&str) -> bool; 2] = [&every, &pythons];
     for allowed in choices {
-        let left_out = m.guess_left_out(d, allowed);
+        let (left_out, _) = m.guess_left_out(d, allowed);
         let truth = without.guess(&lone.2, allowed, None);
         assert_eq!(
             left_out.best().map(|b| &b.folder),
@@ -519,4 +602,35 @@ fn a_folder_only_the_left_out_note_is_in_does_not_take_a_share() {
             "{left_out:?} / {truth:?}"
         );
     }
+}
+
+#[test]
+fn a_folder_whose_notes_share_a_form_takes_only_notes_of_that_form() {
+    let mut ex = Vec::new();
+    for i in 0..6 {
+        let mut f = feats(&format!("sketch arrow box{i} circuit"));
+        f.push((feature('k', &["excalidraw-plugin"]), 1.0));
+        f.push((feature('h', &["Text Elements"]), 1.0));
+        ex.push((i, "Drawings".to_string(), f));
+        ex.push((
+            100 + i,
+            "Physics".to_string(),
+            feats(&format!("circuit voltage current ohm{i}")),
+        ));
+    }
+    let m = Model::train(ex);
+    let mut drawing = feats("circuit sketch arrow");
+    drawing.push((feature('h', &["Text Elements"]), 1.0));
+    drawing.sort_unstable_by_key(|(f, _)| *f);
+    let g = m.guess(&drawing, &|_| true, None);
+    assert_eq!(g.best().map(|b| b.folder.as_str()), Some("Drawings"));
+    assert!(g.shaped, "{g:?}");
+    let g = m.guess(&feats("sketch arrow"), &|_| true, None);
+    assert_eq!(g.best().map(|b| b.folder.as_str()), Some("Drawings"));
+    assert!(!g.shaped, "words alone do not make a drawing: {g:?}");
+    let g = m.guess(&feats("voltage current"), &|_| true, None);
+    assert!(
+        g.shaped,
+        "a folder with no common form asks for none: {g:?}"
+    );
 }

@@ -23,7 +23,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::Vault;
 use super::note::Note;
@@ -31,7 +31,7 @@ use super::note::Note;
 /// The version of what a note's content features are and of how a calibration is computed:
 /// stored features and calibrations of another version are not reused, so a crew that reads
 /// notes or calibrates differently does not inherit an older one's results.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 6;
 
 /// Neighbours that vote.
 const K: usize = 10;
@@ -66,6 +66,41 @@ fn tokens(text: &str) -> impl Iterator<Item = &str> + '_ {
     })
 }
 
+/// `text` without web addresses and link destinations: their pieces (`20plugins`, a hash's
+/// `573e7a`) are no words of the note, and a folder whose notes link to one site would
+/// otherwise claim every note citing it.
+fn without_addresses(text: &str) -> Cow<'_, str> {
+    let starts = |at: usize| {
+        let rest = &text[at..];
+        rest.starts_with("http://")
+            || rest.starts_with("https://")
+            || rest.starts_with("www.")
+            || rest.starts_with("](")
+    };
+    if !text.contains("://") && !text.contains("www.") && !text.contains("](") {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut kept_from = 0;
+    let mut at = 0;
+    while at < text.len() {
+        if text.is_char_boundary(at) && starts(at) {
+            out.push_str(&text[kept_from..at]);
+            let skip = if text[at..].starts_with("](") { 2 } else { 0 };
+            let end = text[at + skip..]
+                .find(|c: char| c.is_whitespace() || matches!(c, ')' | '>' | ']' | '"' | '<'))
+                .map_or(text.len(), |n| at + skip + n);
+            out.push(' ');
+            at = end.max(at + 1);
+            kept_from = at;
+        } else {
+            at += 1;
+        }
+    }
+    out.push_str(&text[kept_from.min(text.len())..]);
+    Cow::Owned(out)
+}
+
 /// A feature: its family (`w` word, `k` key, `v` value, `g` tag, `h` heading, `l` line, `f`
 /// linked folder, `c` co-cited folder, `b` folder listed with, `s` name shape) and its text,
 /// lower-cased, hashed without allocating.
@@ -81,11 +116,31 @@ fn feature(family: char, parts: &[&str]) -> Feature {
         }
         h.write_u8(0xff);
     }
-    // FxHash's low bits are weak: spread them for the hash tables the features go into
-    h.finish()
+    // FxHash's low bits are weak: spread them for the hash tables the features go into; the
+    // top byte says the family, so a model can tell a note's structure from its words
+    let spread = h
+        .finish()
         .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        .rotate_left(29)
+        .rotate_left(29);
+    (spread >> 8) | (u64::from(family as u8) << 56)
 }
+
+/// The family a feature was made in (see [`Feature`]).
+fn family_of(f: Feature) -> u8 {
+    (f >> 56) as u8
+}
+
+/// Hallmarks of a folder a note must share to be filed there by likeness, unless one is
+/// strong: a feature at least this share of whose notes are in the folder.
+const HALLMARKS: usize = 2;
+const STRONG_HALLMARK: f32 = 0.8;
+
+/// Families that make a note's form: frontmatter keys, headings, short stock lines.
+const STRUCTURE: [u8; 3] = [b'k', b'h', b'l'];
+/// A folder's signature: structure found in at least this share of its notes, when it has
+/// [`SIGNATURE_MIN_NOTES`] or more (a template, a boilerplate line, a key all of them carry).
+const SIGNATURE_SHARE: f32 = 0.8;
+const SIGNATURE_MIN_NOTES: u32 = 3;
 
 /// Collects a note's features; with `names`, also how each reads (for explaining one note).
 struct Collector<'a> {
@@ -127,6 +182,9 @@ fn volatile_key(key: &str) -> bool {
             | "cssclasses"
     )
 }
+
+/// Every shape [`name_shapes`] gives.
+const NAME_SHAPES: [&str; 5] = ["dated", "numbered", "snake", "oneword", "long"];
 
 /// The shape of a note's name: dated, numbered, snake_case, and so on.
 fn name_shapes(name: &str) -> Vec<&'static str> {
@@ -242,7 +300,7 @@ pub fn content_features(
     for t in tokens(note.name()) {
         c.add('w', &[t], W_TITLE);
     }
-    for t in tokens(body) {
+    for t in tokens(&without_addresses(body)) {
         c.add('w', &[t], 1.0);
     }
     if let Some(map) = note.properties() {
@@ -798,6 +856,20 @@ pub struct Guess {
     /// The best score minus the second (the best score alone when only one folder scored):
     /// the confidence that [`Model::calibrate`] sets a threshold on.
     pub margin: f32,
+    /// How near the note is to the best folder's own notes: the mean similarity of its nearest
+    /// notes there (up to three). A margin says which folder is likelier; this says whether the
+    /// note is like that folder's notes at all, judged against how near they are to each other
+    /// ([`Calibration::typical`]).
+    pub nearness: f32,
+    /// Whether the note has the best folder's form: one feature of its signature (a key,
+    /// heading or stock line nearly all its notes carry), or the folder has none.
+    pub shaped: bool,
+    /// Whether the note shares hallmarks of the best folder (or of its siblings of a kind under
+    /// one parent): two features (not the name's shape), each at least twice as common among
+    /// that folder's notes as among all, in two of them or more — or one with 80 % of its
+    /// notes there, in three or more. Without them the ranking rests on words every folder
+    /// uses, on one coincidence, or on form alone.
+    pub hallmark: bool,
 }
 
 impl Guess {
@@ -842,6 +914,10 @@ pub struct Model {
     kind_sizes: Vec<u32>,
     /// How many training documents each folder has.
     folder_notes: Vec<u32>,
+    /// The ids of the name-shape features: form, never a hallmark.
+    shape_ids: Vec<u32>,
+    /// Each folder's signature (feature ids, sorted): see [`SIGNATURE_SHARE`].
+    signatures: Vec<Vec<u32>>,
 }
 
 /// How one feature's training notes spread over the folders: what its weight was learned
@@ -897,26 +973,6 @@ const W_CONCENTRATION: f32 = 3.0;
 /// not taken for a folder's hallmark.
 const CONCENTRATION_PRIOR: f32 = 3.0;
 
-/// Precision and coverage estimated on the vault's own filed notes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Calibration {
-    /// The margin at or above which a guess is filed (`f32::INFINITY`: never).
-    pub margin: f32,
-    /// The precision asked for (0..=1).
-    pub target: f64,
-    /// How many filed notes were guessed with themselves left out.
-    pub sampled: usize,
-    /// Share of the sample whose margin reaches [`Calibration::margin`] (would be filed).
-    pub coverage: f64,
-    /// Of those, the share whose best folder is the one they are in.
-    pub precision: f64,
-    /// Per folder: (folder, sampled, filed, right).
-    pub per_folder: Vec<(String, usize, usize, usize)>,
-    /// Precision when filing the surest 10 %, 20 %, … 100 % of the sample: what the vault
-    /// allows at other targets.
-    pub curve: Vec<(f64, f64)>,
-}
-
 impl Model {
     /// Learns from `examples`: (note index, its folder, its raw features).
     pub fn train(examples: Vec<Example>) -> Model {
@@ -961,6 +1017,8 @@ impl Model {
             family_of: Vec::new(),
             kind_sizes: Vec::new(),
             folder_notes: Vec::new(),
+            shape_ids: Vec::new(),
+            signatures: Vec::new(),
         };
         // each example's kept features by id, then how much each feature sticks to one folder
         let examples: Vec<Counted> = examples
@@ -1010,17 +1068,52 @@ impl Model {
             *norm = sum.values().map(|w| w * w).sum();
         }
         model.pool_kinds();
-        model.folder_words = model
+        model.describe_folders();
+        model
+    }
+
+    /// What the model knows of each folder beside its notes: its signature, the words naming
+    /// it, and which features are name shapes.
+    fn describe_folders(&mut self) {
+        self.signatures = self.signatures();
+        self.shape_ids = NAME_SHAPES
+            .iter()
+            .filter_map(|shape| self.vocab.get(&feature('s', &[shape])).copied())
+            .collect();
+        self.folder_words = self
             .folders
             .iter()
             .map(|f| {
                 let last = f.rsplit('/').next().unwrap_or(f);
                 tokens(last)
-                    .filter_map(|t| model.vocab.get(&feature('w', &[t])).copied())
+                    .filter_map(|t| self.vocab.get(&feature('w', &[t])).copied())
                     .collect()
             })
             .collect();
-        model
+    }
+
+    /// Each folder's signature: the structure features at least [`SIGNATURE_SHARE`] of its
+    /// notes carry, for folders of [`SIGNATURE_MIN_NOTES`] notes or more.
+    fn signatures(&self) -> Vec<Vec<u32>> {
+        let mut counts: FxHashMap<(usize, u32), u32> = FxHashMap::default();
+        for (_, fid, v) in &self.docs {
+            for &(f, _) in v {
+                if STRUCTURE.contains(&family_of(self.features[f as usize])) {
+                    *counts.entry((*fid, f)).or_default() += 1;
+                }
+            }
+        }
+        let mut out = vec![Vec::new(); self.folders.len()];
+        for ((fid, f), n) in counts {
+            let notes = self.folder_notes[fid];
+            if notes >= SIGNATURE_MIN_NOTES && n as f32 >= SIGNATURE_SHARE * notes as f32 {
+                out[fid].push(f);
+            }
+        }
+        for sig in &mut out {
+            sig.sort_unstable();
+        }
+        out
     }
 
     /// Groups the folders whose last name recurs under two parents or more into kinds and
@@ -1218,7 +1311,7 @@ impl Model {
         names: Option<&FxHashMap<Feature, String>>,
     ) -> Guess {
         let q = self.vectorize(feats);
-        self.guess_vector(&q, None, allowed, names)
+        self.guess_vector(&q, None, allowed, names).0
     }
 
     /// Ranks the folders for training document `doc` as if it had never been seen: left out of
@@ -1228,7 +1321,8 @@ impl Model {
     /// and the calibration would promise more precision than filing new notes delivers. Not
     /// modelled: the other notes' lengths, and which features a vault one note smaller would
     /// keep (those in over 60 % of the notes are dropped, from 20 notes on).
-    fn guess_left_out(&self, doc: usize, allowed: &dyn Fn(&str) -> bool) -> Guess {
+    /// Also returns the note's [`Guess::nearness`] to its own folder.
+    fn guess_left_out(&self, doc: usize, allowed: &dyn Fn(&str) -> bool) -> (Guess, f32) {
         let (_, fid, v) = &self.docs[doc];
         let n = self.trained_on.saturating_sub(1);
         let ratios: Vec<f32> = v
@@ -1274,29 +1368,14 @@ impl Model {
         left_out: Option<&LeftOut>,
         allowed: &dyn Fn(&str) -> bool,
         names: Option<&FxHashMap<Feature, String>>,
-    ) -> Guess {
-        // one slot per document (each sum is added in the order of the query's features, as a
-        // hash map would): a hash map per guess cost most of a calibration
-        let mut sims: Vec<f32> = vec![0.0; self.docs.len()];
-        let mut touched: Vec<u32> = Vec::new();
+    ) -> (Guess, f32) {
+        let (sims, touched) = self.similarities(q, left_out);
         // asked once per folder, not once per similar document
         let allowed_folder: Vec<bool> = self.folders.iter().map(|f| allowed(f)).collect();
-        for (i, &(f, w)) in q.iter().enumerate() {
-            // the other documents' weights of the feature, reweighed as the query's was
-            let w = left_out.map_or(w, |l| w * l.ratios[i]);
-            for &(d, dw) in &self.postings[f as usize] {
-                let slot = &mut sims[d as usize];
-                if *slot == 0.0 {
-                    touched.push(d);
-                }
-                *slot += w * dw;
-            }
-        }
         let excluded_doc = left_out.map(|l| l.doc);
-        touched.sort_unstable();
-        touched.dedup();
         let mut near: Vec<(u32, f32)> = touched
-            .into_iter()
+            .iter()
+            .copied()
             .filter(|d| Some(*d as usize) != excluded_doc)
             .map(|d| (d, sims[d as usize]))
             .filter(|(d, s)| *s > 0.0 && allowed_folder[self.docs[*d as usize].1])
@@ -1346,7 +1425,46 @@ impl Model {
             }
         }
         self.share_by_kind(q, left_out, &allowed_folder, &mut scores);
-        // words naming the folder: a small bonus to folders already in the running
+        self.name_bonus(q, &mut scores);
+        let mut ranked: Vec<(usize, f32)> = scores.into_iter().collect();
+        ranked.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let margin = match ranked.as_slice() {
+            [] => 0.0,
+            [one] => one.1,
+            [a, b, ..] => a.1 - b.1,
+        };
+        let (nearness, hallmark, shaped) =
+            ranked.first().map_or((0.0, false, false), |&(fid, _)| {
+                (
+                    self.nearness_in(&sims, &touched, fid, excluded_doc),
+                    self.hallmark(q, left_out, fid),
+                    self.shaped(q, fid),
+                )
+            });
+        let own_nearness = left_out.map_or(0.0, |l| {
+            self.nearness_in(&sims, &touched, self.docs[l.doc].1, excluded_doc)
+        });
+        let ranked = ranked
+            .into_iter()
+            .take(3)
+            .map(|(fid, score)| FolderScore {
+                folder: self.folders[fid].clone(),
+                score,
+                evidence: names.map(|n| self.evidence(q, fid, n)).unwrap_or_default(),
+            })
+            .collect();
+        let guess = Guess {
+            ranked,
+            margin,
+            nearness,
+            hallmark,
+            shaped,
+        };
+        (guess, own_nearness)
+    }
+
+    /// Words naming a folder: a small bonus to folders already in the running.
+    fn name_bonus(&self, q: &[(u32, f32)], scores: &mut FxHashMap<usize, f32>) {
         for (fid, score) in scores.iter_mut() {
             let words = &self.folder_words[*fid];
             if !words.is_empty() {
@@ -1361,23 +1479,104 @@ impl Model {
                 *score += FOLDER_NAME_BONUS * named as f32 / words.len() as f32;
             }
         }
-        let mut ranked: Vec<(usize, f32)> = scores.into_iter().collect();
-        ranked.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let margin = match ranked.as_slice() {
-            [] => 0.0,
-            [one] => one.1,
-            [a, b, ..] => a.1 - b.1,
+    }
+
+    /// The query's similarity to each document (by document), and the documents it touched,
+    /// sorted.
+    fn similarities(&self, q: &[(u32, f32)], left_out: Option<&LeftOut>) -> (Vec<f32>, Vec<u32>) {
+        // one slot per document (each sum is added in the order of the query's features, as a
+        // hash map would): a hash map per guess cost most of a calibration
+        let mut sims: Vec<f32> = vec![0.0; self.docs.len()];
+        let mut touched: Vec<u32> = Vec::new();
+        for (i, &(f, w)) in q.iter().enumerate() {
+            // the other documents' weights of the feature, reweighed as the query's was
+            let w = left_out.map_or(w, |l| w * l.ratios[i]);
+            for &(d, dw) in &self.postings[f as usize] {
+                let slot = &mut sims[d as usize];
+                if *slot == 0.0 {
+                    touched.push(d);
+                }
+                *slot += w * dw;
+            }
+        }
+        touched.sort_unstable();
+        touched.dedup();
+        (sims, touched)
+    }
+
+    /// Whether the query has a feature of folder `fid`'s signature, or the folder has none.
+    fn shaped(&self, q: &[(u32, f32)], fid: usize) -> bool {
+        let has = |f: &u32| {
+            let at = q.binary_search_by_key(f, |(g, _)| *g);
+            at.is_ok_and(|i| q[i].1 > 0.0)
         };
-        let ranked = ranked
-            .into_iter()
-            .take(3)
-            .map(|(fid, score)| FolderScore {
-                folder: self.folders[fid].clone(),
-                score,
-                evidence: names.map(|n| self.evidence(q, fid, n)).unwrap_or_default(),
-            })
-            .collect();
-        Guess { ranked, margin }
+        let signature = &self.signatures[fid];
+        signature.is_empty() || signature.iter().any(has)
+    }
+
+    /// The mean similarity of the (up to) three documents of folder `fid` nearest to the
+    /// query, from the query's similarities `sims` to the `touched` documents.
+    fn nearness_in(&self, sims: &[f32], touched: &[u32], fid: usize, skip: Option<usize>) -> f32 {
+        let mut top = [0.0f32; 3];
+        for &d in touched {
+            let (_, folder, _) = &self.docs[d as usize];
+            if *folder != fid || Some(d as usize) == skip {
+                continue;
+            }
+            let s = sims[d as usize];
+            if s > top[2] {
+                top[2] = s;
+                top.sort_unstable_by(|a, b| b.total_cmp(a));
+            }
+        }
+        let others = self.folder_notes[fid] as usize
+            - usize::from(skip.is_some_and(|d| self.docs[d].1 == fid));
+        let counted = others.clamp(1, 3);
+        top.iter().take(counted).sum::<f32>() / counted as f32
+    }
+
+    /// Whether the query holds a hallmark of folder `fid` (see [`Guess::hallmark`]), counted
+    /// without the left-out document.
+    fn hallmark(&self, q: &[(u32, f32)], left_out: Option<&LeftOut>, fid: usize) -> bool {
+        let total = self.docs.len() as f32 - left_out.map_or(0.0, |_| 1.0);
+        // the folder and, where it is of a kind, its siblings under one parent: a drawing of
+        // Git's is known by Git's words, which live in `Git/theory`
+        let home: &[usize] = match self.kind_of[fid] {
+            Some(_) => &self.families[self.family_of[fid]],
+            None => std::slice::from_ref(&fid),
+        };
+        let left_folder = left_out.map(|l| self.docs[l.doc].1);
+        let mut found = 0;
+        for (i, &(f, w)) in q.iter().enumerate() {
+            let s = self.spread[f as usize];
+            let weight = left_out.map_or(w, |l| w * l.ratios[i]);
+            let top_folder = s.top_folder as usize;
+            if weight <= 0.0 || !home.contains(&top_folder) || self.shape_ids.contains(&f) {
+                continue;
+            }
+            let own = left_folder == Some(top_folder);
+            let in_folder = self.folder_notes[top_folder] as f32 - if own { 1.0 } else { 0.0 };
+            // the left-out document holds every feature of the query
+            let notes = s.notes - u32::from(left_out.is_some());
+            let top = s.top - u32::from(own);
+            if in_folder < 2.0 || notes == 0 || total <= 0.0 || top < 2 {
+                continue;
+            }
+            let share = top as f32 / notes as f32;
+            // twice its folder's share of the notes; where that folder holds most of them,
+            // the share of a strong hallmark
+            if share < (2.0 * in_folder / total).min(STRONG_HALLMARK) {
+                continue;
+            }
+            // one feature nearly all of whose notes are there is enough (`type: person` in
+            // People, a month in its journal folder); other hallmarks take two, as one shared
+            // word is a coincidence ("list" in a shopping list and in Python's notes)
+            found += 1;
+            if found >= HALLMARKS || (share >= STRONG_HALLMARK && top >= 3) {
+                return true;
+            }
+        }
+        false
     }
 
     /// Shares each parent's score among its children of a kind by how the note resembles each
@@ -1542,83 +1741,6 @@ impl Model {
             .map(|name| readable(name))
             .collect()
     }
-
-    /// Leave-one-out over up to `sample` filed notes (chosen by `seed`): the smallest margin at
-    /// which the guesses reach `target` precision, and what that costs in coverage.
-    pub fn calibrate(&self, target: f64, sample: usize, seed: u64) -> Calibration {
-        let mut order: Vec<usize> = (0..self.docs.len()).collect();
-        shuffle(&mut order, seed);
-        order.truncate(sample);
-        use rayon::prelude::*;
-        let all = |_: &str| true;
-        let all: &(dyn Fn(&str) -> bool + Sync) = &all;
-        // the guesses are independent; collected in sample order, as one by one
-        let mut results: Vec<(f32, usize, bool)> = order
-            .par_iter()
-            .map(|&d| {
-                let fid = self.docs[d].1;
-                let g = self.guess_left_out(d, all);
-                let right = g.best().is_some_and(|b| b.folder == self.folders[fid]);
-                (g.margin, fid, right)
-            })
-            .collect();
-        results.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let mut margin = f32::INFINITY;
-        let (mut right, mut taken) = (0usize, 0usize);
-        let mut best_cover = 0usize;
-        for (i, (m, _, ok)) in results.iter().enumerate() {
-            taken += 1;
-            right += usize::from(*ok);
-            let last_of_margin = results.get(i + 1).is_none_or(|n| n.0 < *m);
-            // at least 10 guesses before a precision is trusted
-            if last_of_margin && taken >= 10 && right as f64 >= target * taken as f64 {
-                margin = *m;
-                best_cover = taken;
-            }
-        }
-        let curve: Vec<(f64, f64)> = (1..=10)
-            .filter_map(|tenth| {
-                let take = (results.len() * tenth).div_ceil(10);
-                let head = results.get(..take).filter(|h| !h.is_empty())?;
-                let ok = head.iter().filter(|r| r.2).count();
-                Some((tenth as f64 / 10.0, ok as f64 / head.len() as f64))
-            })
-            .collect();
-        let filed: Vec<&(f32, usize, bool)> =
-            results.iter().filter(|(m, _, _)| *m >= margin).collect();
-        let precision = if filed.is_empty() {
-            0.0
-        } else {
-            filed.iter().filter(|r| r.2).count() as f64 / filed.len() as f64
-        };
-        let mut per: FxHashMap<usize, (usize, usize, usize)> = FxHashMap::default();
-        for (m, fid, ok) in &results {
-            let e = per.entry(*fid).or_default();
-            e.0 += 1;
-            if *m >= margin {
-                e.1 += 1;
-                e.2 += usize::from(*ok);
-            }
-        }
-        let mut per_folder: Vec<(String, usize, usize, usize)> = per
-            .into_iter()
-            .map(|(f, (s, fl, r))| (self.folders[f].clone(), s, fl, r))
-            .collect();
-        per_folder.sort();
-        Calibration {
-            margin,
-            target,
-            sampled: results.len(),
-            coverage: if results.is_empty() {
-                0.0
-            } else {
-                best_cover as f64 / results.len() as f64
-            },
-            precision,
-            per_folder,
-            curve,
-        }
-    }
 }
 
 /// A feature as a person reads it.
@@ -1666,6 +1788,8 @@ pub fn candidate(folder: &str, excluded: &FxHashSet<String>) -> bool {
     !folder.is_empty() && !excluded.iter().any(|e| within(folder, e))
 }
 
+mod calibrate;
+pub use calibrate::Calibration;
+
 #[cfg(test)]
-#[path = "classify_tests.rs"]
 mod tests;

@@ -4,6 +4,8 @@
 //! Every folder holding notes is a candidate home, except the inbox, the templates folder,
 //! crew's own notes and the vault's root; the archive only for notes that are done.
 
+pub(crate) mod strangers;
+
 use rustc_hash::FxHashSet;
 use serde::Serialize;
 
@@ -104,7 +106,13 @@ impl Learned {
             return None;
         }
         let model = Model::train(examples);
-        let calibration = store.calibrate(&model, target, CALIBRATION_SAMPLE, 0);
+        let calibration = store.calibrate(
+            &model,
+            (target, strangers::STRANGER_TARGET),
+            CALIBRATION_SAMPLE,
+            0,
+            strangers::features(),
+        );
         Some(Learned {
             model,
             calibration,
@@ -128,22 +136,48 @@ impl Learned {
         self.model.guess(&feats, &allowed, Some(&names))
     }
 
-    /// Whether a guess is sure enough to file.
+    /// Whether a guess is sure enough to file: like its folder's notes (a hallmark of the
+    /// folder, and as near to its notes as they are to each other, by the calibrated share)
+    /// and ahead of the next folder by the calibrated margin.
     pub fn sure(&self, g: &Guess) -> bool {
-        g.best().is_some() && g.margin >= self.calibration.margin
+        self.calibration.files(g)
     }
-}
 
-/// Why a note stays: the two best candidates with their evidence.
-pub(crate) fn unsure_reason(g: &Guess) -> String {
-    let show = |s: &classify::FolderScore| {
-        format!("{} {:.2}: {}", s.folder, s.score, s.evidence.join(", "))
-    };
-    match g.ranked.as_slice() {
-        [] => "no project, area, type, tag or link points to a home, and no filed note is like it"
-            .into(),
-        [one] => format!("not sure enough to file: {}", show(one)),
-        [a, b, ..] => format!("not sure enough to file: {} — {}", show(a), show(b)),
+    /// Why a note stays: no folder is like it, or the two best candidates with their evidence.
+    pub(crate) fn unsure_reason(&self, g: &Guess) -> String {
+        let show = |s: &classify::FolderScore| {
+            format!("{} {:.2}: {}", s.folder, s.score, s.evidence.join(", "))
+        };
+        match g.ranked.as_slice() {
+            [] => {
+                "no project, area, type, tag or link points to a home, and no filed note is like it"
+                    .into()
+            }
+            [best, ..] if !self.calibration.at_home(g) => {
+                let why = if !g.shaped {
+                    format!(
+                        "nearest {}, whose notes share a form — a template, keys or stock lines — this one lacks",
+                        best.folder
+                    )
+                } else if g.hallmark {
+                    format!(
+                        "nearest {} at {:.2}, where its notes are {:.2} near each other",
+                        best.folder,
+                        g.nearness,
+                        self.calibration.typical_of(&best.folder)
+                    )
+                } else {
+                    format!(
+                        "nearest {}, on words any folder uses: {}",
+                        best.folder,
+                        best.evidence.join(", ")
+                    )
+                };
+                format!("no folder of this vault is like it ({why})")
+            }
+            [one] => format!("not sure enough to file: {}", show(one)),
+            [a, b, ..] => format!("not sure enough to file: {} — {}", show(a), show(b)),
+        }
     }
 }
 
