@@ -273,6 +273,52 @@ fn custom_agent_lifecycle() {
         .code(2);
 }
 
+/// An agent file the registry does not list is kept byte for byte: `crew agents new` registers
+/// a loadable one by its own words, and refuses one that does not load, naming it.
+#[test]
+fn agents_new_keeps_an_unregistered_file_as_it_is() {
+    let v = common::adopted_vault(&[]);
+    let mine = "---\nname: helper\ndescription: Answers about my garden\ncapabilities: [read]\nmodel: low\ntriggers:\n  - \"garden question\"\n---\n# helper\n\nMy own words.\n";
+    let path = v.path().join(".crew/agents/helper.md");
+    std::fs::write(&path, mine).expect("write");
+    crew(v.path())
+        .args(["agents", "validate"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains(
+            "run `crew agents new helper` again",
+        ));
+    crew(v.path())
+        .args(["agents", "new", "helper", "--description", "something else"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("kept as it is"));
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), mine);
+    let reg = std::fs::read_to_string(v.path().join(".crew/references/agents-registry.md"))
+        .expect("registry");
+    assert!(
+        reg.contains("| helper | Answers about my garden |"),
+        "the row follows the file: {reg}"
+    );
+    crew(v.path())
+        .args(["agents", "validate"])
+        .assert()
+        .success();
+    // a file that does not load is left alone and named
+    let broken = v.path().join(".crew/agents/odd.md");
+    std::fs::write(&broken, "no frontmatter here\n").expect("write");
+    crew(v.path())
+        .args(["agents", "new", "odd"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(".crew/agents/odd.md:1"));
+    assert_eq!(
+        std::fs::read_to_string(&broken).expect("read"),
+        "no frontmatter here\n"
+    );
+    assert!(!v.path().join(".crew/agents/odd 2.md").exists());
+}
+
 #[test]
 fn builtin_crew_cannot_grow_custom_agents() {
     let v = vault(&[("a.md", "")]);
