@@ -6,6 +6,45 @@ mod common;
 use common::{crew, crew_bare, json_of, vault};
 use predicates::prelude::*;
 
+/// `--adopt` installs into a vault that exists: a missing path is an error naming it (exit 2),
+/// and no folder is made, dry run or not. A plain `crew init` makes a new vault on purpose,
+/// so it creates the folder, and missing folders above it.
+#[test]
+fn init_adopt_never_creates_the_vault_folder() {
+    let dir = assert_fs::TempDir::new().expect("tmp");
+    let missing = dir.path().join("no such vault");
+    for extra in [None, Some("--dry-run")] {
+        let mut c = crew_bare();
+        c.args(["init", "--adopt", "--vault"]).arg(&missing);
+        c.args(extra);
+        c.assert().code(2).stderr(
+            predicate::str::contains(missing.display().to_string())
+                .and(predicate::str::contains("does not exist")),
+        );
+        let mut c = crew_bare();
+        c.args(["init", "--adopt"]).arg(&missing).args(extra);
+        c.assert().code(2);
+    }
+    assert!(!missing.exists(), "--adopt made the folder");
+    let file = dir.path().join("a file");
+    std::fs::write(&file, "x").expect("write");
+    crew_bare()
+        .args(["init", "--adopt"])
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is a file"));
+    crew_bare()
+        .arg("init")
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is a file"));
+    let fresh = dir.path().join("new/deeper");
+    crew_bare().arg("init").arg(&fresh).assert().success();
+    assert!(fresh.join(".crew/config.yaml").is_file());
+}
+
 #[test]
 fn init_then_stats_and_validate() {
     let dir = assert_fs::TempDir::new().expect("tmp");
