@@ -34,6 +34,13 @@ pub enum ScheduleError {
         "neither systemd user services nor crontab are available here; install cron, or run `crew maintain` from your own scheduler"
     )]
     NoBackend,
+    /// A path no crontab line or unit file can carry exactly.
+    #[error("cannot schedule with the {what} {path:?}: {why}")]
+    BadPath {
+        what: &'static str,
+        path: String,
+        why: &'static str,
+    },
 }
 
 /// What to schedule.
@@ -57,8 +64,78 @@ pub fn parse_time(s: &str) -> Result<(u8, u8), ScheduleError> {
     Ok((h, m))
 }
 
-fn quote(p: &Path) -> String {
-    format!("'{}'", p.display().to_string().replace('\'', "'\\''"))
+/// A path as text a crontab line or a unit file can carry: valid UTF-8 without line breaks or
+/// other control characters. A line break would end the crontab line or the unit setting in
+/// the middle of the path, and both formats are read line by line.
+fn line_safe(what: &'static str, p: &Path) -> Result<String, ScheduleError> {
+    let bad = |why| ScheduleError::BadPath {
+        what,
+        path: p.display().to_string(),
+        why,
+    };
+    let s = p
+        .to_str()
+        .ok_or_else(|| bad("it is not valid UTF-8; rename or move it, then try again"))?;
+    if s.chars().any(char::is_control) {
+        return Err(bad(
+            "it holds a line break or another control character, which a crontab line or a systemd unit cannot carry; rename or move it, then try again",
+        ));
+    }
+    Ok(s.to_string())
+}
+
+/// One word of a crontab command, read back exactly by cron and then `sh -c`. Shell quoting
+/// first ([`crate::shell::single_quoted`]); then each `%`, which cron turns into a line break
+/// (and the rest of the line into the command's input), leaves the quotes as `\%`. cron
+/// removes that backslash; a cron that does not is still right, since `sh` reads an unquoted
+/// `\%` as `%` too. Preceded by a quote, the backslash never pairs with one of the path's.
+fn cron_word(arg: &str) -> String {
+    crate::shell::single_quoted(arg).replace('%', "'\\%'")
+}
+
+/// An argument of a systemd `ExecStart=` line (systemd.service, "Command lines"): in double
+/// quotes, with `\\` and `"` escaped, since systemd undoes C escapes in a word; `%` doubled,
+/// since specifiers are expanded after that; `$` doubled, since environment variables are
+/// expanded when the service starts.
+fn systemd_arg(arg: &str) -> String {
+    systemd_quoted(arg, true)
+}
+
+/// The program of an `ExecStart=` line: quoted and with `%` doubled like an argument, but
+/// `$` stays (systemd expands no variable in the program's path), and systemd refuses a
+/// program path holding a quote or a backslash however it is escaped.
+fn systemd_program(p: &Path) -> Result<String, ScheduleError> {
+    let s = line_safe("program", p)?;
+    if s.contains(['"', '\'', '\\']) {
+        return Err(ScheduleError::BadPath {
+            what: "program",
+            path: s,
+            why: "systemd refuses to start a program whose path holds a quote or a backslash; install crew in a plainer folder, or use `--cron`",
+        });
+    }
+    Ok(systemd_quoted(&s, false))
+}
+
+fn systemd_quoted(word: &str, expands_variables: bool) -> String {
+    let mut out = String::with_capacity(word.len() + 2);
+    out.push('"');
+    for c in word.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '%' => out.push_str("%%"),
+            '$' if expands_variables => out.push_str("$$"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A path in a unit's `Description=`: shown to people, not parsed, but specifiers are expanded
+/// there too, and quoting keeps a trailing backslash from joining the next line.
+fn systemd_text(s: &str) -> String {
+    format!("\"{}\"", s.replace('%', "%%"))
 }
 
 fn vault_id(vault: &Path) -> String {
@@ -74,22 +151,26 @@ fn end_marker(vault: &Path) -> String {
 }
 
 /// The crontab lines for a plan, markers included.
-pub(crate) fn cron_block(plan: &Plan) -> String {
-    let bin = quote(&plan.crew_bin);
-    let vault = quote(&plan.vault);
+pub(crate) fn cron_block(plan: &Plan) -> Result<String, ScheduleError> {
+    let vault_text = line_safe("vault path", &plan.vault)?;
+    let bin = cron_word(&line_safe("program", &plan.crew_bin)?);
+    let vault = cron_word(&vault_text);
     let mut s = format!("{}\n", begin_marker(&plan.vault));
     s.push_str(&format!(
         "{} {} * * * {bin} --vault {vault} maintain --fix\n",
         plan.minute, plan.hour
     ));
     if plan.watch {
-        let log = quote(&plan.vault.join(".crew").join("watch.log"));
+        let log = cron_word(&line_safe(
+            "log path",
+            &plan.vault.join(".crew").join("watch.log"),
+        )?);
         s.push_str(&format!(
             "@reboot {bin} --vault {vault} watch --poll >> {log} 2>&1\n"
         ));
     }
     s.push_str(&format!("{}\n", end_marker(&plan.vault)));
-    s
+    Ok(s)
 }
 
 /// Removes this vault's block from a crontab text, leaving every other line as it was.
@@ -190,21 +271,23 @@ pub(crate) fn systemd_dir() -> PathBuf {
 }
 
 /// The unit files for a plan: (file name, contents).
-pub(crate) fn systemd_units(plan: &Plan) -> Vec<(String, String)> {
+pub(crate) fn systemd_units(plan: &Plan) -> Result<Vec<(String, String)>, ScheduleError> {
     let id = vault_id(&plan.vault);
-    let bin = plan.crew_bin.display();
-    let vault = plan.vault.display();
+    let bin = systemd_program(&plan.crew_bin)?;
+    let vault_text = line_safe("vault path", &plan.vault)?;
+    let vault = systemd_arg(&vault_text);
+    let shown = systemd_text(&vault_text);
     let mut units = vec![
         (
             format!("crew-maintain-{id}.service"),
             format!(
-                "[Unit]\nDescription=crew maintenance of {vault}\n\n[Service]\nType=oneshot\nExecStart=\"{bin}\" --vault \"{vault}\" maintain --fix\n"
+                "[Unit]\nDescription=crew maintenance of {shown}\n\n[Service]\nType=oneshot\nExecStart={bin} --vault {vault} maintain --fix\n"
             ),
         ),
         (
             format!("crew-maintain-{id}.timer"),
             format!(
-                "[Unit]\nDescription=Nightly crew maintenance of {vault}\n\n[Timer]\nOnCalendar=*-*-* {:02}:{:02}:00\nPersistent=true\n\n[Install]\nWantedBy=timers.target\n",
+                "[Unit]\nDescription=Nightly crew maintenance of {shown}\n\n[Timer]\nOnCalendar=*-*-* {:02}:{:02}:00\nPersistent=true\n\n[Install]\nWantedBy=timers.target\n",
                 plan.hour, plan.minute
             ),
         ),
@@ -212,10 +295,10 @@ pub(crate) fn systemd_units(plan: &Plan) -> Vec<(String, String)> {
     if plan.watch {
         units.push((
             format!("crew-watch-{id}.service"),
-            format!("[Unit]\nDescription=crew watching the inbox of {vault}\n\n[Service]\nExecStart=\"{bin}\" --vault \"{vault}\" watch\nRestart=on-failure\nRestartSec=10\n\n[Install]\nWantedBy=default.target\n"),
+            format!("[Unit]\nDescription=crew watching the inbox of {shown}\n\n[Service]\nExecStart={bin} --vault {vault} watch\nRestart=on-failure\nRestartSec=10\n\n[Install]\nWantedBy=default.target\n"),
         ));
     }
-    units
+    Ok(units)
 }
 
 fn systemctl(args: &[&str]) -> Result<(), ScheduleError> {
@@ -249,34 +332,36 @@ pub fn detect() -> Result<Backend, ScheduleError> {
 
 /// What [`install`] would write, without writing it: the crontab block's lines, or each unit
 /// file's path and text.
-pub fn preview(backend: Backend, plan: &Plan) -> Vec<String> {
-    match backend {
-        Backend::Cron => cron_block(plan).lines().map(str::to_string).collect(),
+pub fn preview(backend: Backend, plan: &Plan) -> Result<Vec<String>, ScheduleError> {
+    Ok(match backend {
+        Backend::Cron => cron_block(plan)?.lines().map(str::to_string).collect(),
         Backend::Systemd => {
             let dir = systemd_dir();
-            systemd_units(plan)
+            systemd_units(plan)?
                 .into_iter()
                 .map(|(name, text)| format!("{}:\n{text}", dir.join(name).display()))
                 .collect()
         }
-    }
+    })
 }
 
 /// Installs the plan (replacing this vault's previous entries). Returns what was written.
 pub fn install(backend: Backend, plan: &Plan) -> Result<Vec<String>, ScheduleError> {
     match backend {
         Backend::Cron => {
+            // made first: a path it cannot carry is refused before the crontab is read
+            let block = cron_block(plan)?;
             let current = read_crontab()?;
             let mut text = strip_block(&current, &plan.vault);
             if !text.is_empty() && !text.ends_with('\n') {
                 text.push('\n');
             }
-            let block = cron_block(plan);
             text.push_str(&block);
             write_crontab(&text)?;
             Ok(block.lines().map(str::to_string).collect())
         }
         Backend::Systemd => {
+            let units = systemd_units(plan)?;
             let dir = systemd_dir();
             std::fs::create_dir_all(&dir).map_err(|source| ScheduleError::Io {
                 path: dir.clone(),
@@ -284,7 +369,7 @@ pub fn install(backend: Backend, plan: &Plan) -> Result<Vec<String>, ScheduleErr
             })?;
             remove_units(&dir, &plan.vault)?;
             let mut written = Vec::new();
-            for (name, text) in systemd_units(plan) {
+            for (name, text) in units {
                 let path = dir.join(&name);
                 crate::gate::atomic_write(&path, text.as_bytes(), false).map_err(|source| {
                     ScheduleError::Io {
@@ -387,52 +472,5 @@ impl crate::fault::HasFault for ScheduleError {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn plan() -> Plan {
-        Plan {
-            crew_bin: "/usr/bin/crew".into(),
-            vault: "/home/a/My Vault".into(),
-            hour: 3,
-            minute: 30,
-            watch: true,
-        }
-    }
-
-    #[test]
-    fn cron_blocks_replace_only_themselves() {
-        let block = cron_block(&plan());
-        assert!(
-            block.contains("30 3 * * * '/usr/bin/crew' --vault '/home/a/My Vault' maintain --fix")
-        );
-        assert!(block.contains("@reboot"));
-        let crontab = format!("MAILTO=me\n0 1 * * * backup\n{block}15 2 * * * other\n");
-        let stripped = strip_block(&crontab, Path::new("/home/a/My Vault"));
-        assert_eq!(stripped, "MAILTO=me\n0 1 * * * backup\n15 2 * * * other\n");
-        assert_eq!(
-            find_block(&crontab, Path::new("/home/a/My Vault")).map(|b| b.lines().count()),
-            Some(4)
-        );
-        assert_eq!(strip_block(&crontab, Path::new("/other")), crontab);
-    }
-
-    #[test]
-    fn times() {
-        assert_eq!(parse_time("03:30").ok(), Some((3, 30)));
-        assert!(parse_time("24:00").is_err());
-        assert!(parse_time("3").is_err());
-    }
-
-    #[test]
-    fn units_name_the_vault() {
-        let units = systemd_units(&plan());
-        assert_eq!(units.len(), 3);
-        assert!(units[1].1.contains("OnCalendar=*-*-* 03:30:00"));
-        assert!(
-            units[0].1.contains(
-                "ExecStart=\"/usr/bin/crew\" --vault \"/home/a/My Vault\" maintain --fix"
-            )
-        );
-    }
-}
+#[path = "schedule_tests.rs"]
+mod tests;

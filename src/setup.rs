@@ -20,6 +20,14 @@ pub enum SetupError {
         "{0} already holds notes or a crew; `crew init` only makes new vaults. To install the crew into this vault without moving anything, use `crew init --adopt {0}`"
     )]
     NotEmpty(PathBuf),
+    /// `--adopt` installs into a vault that exists; it makes no folder, so a mistyped path is
+    /// not mistaken for an empty vault.
+    #[error(
+        "{} does not exist: `crew init --adopt` installs the crew into an existing vault and creates no folder. Check the path; to make a new vault there instead, run `{new}`", path.display()
+    )]
+    NoVault { path: PathBuf, new: String },
+    #[error("{0} is a file, not a folder; give the vault's folder")]
+    NotAFolder(PathBuf),
     #[error(transparent)]
     Root(#[from] crew::root::RootError),
     #[error("cannot create {path}: {source}")]
@@ -246,7 +254,16 @@ pub fn init(
     };
     if path.is_dir() {
         crew::root::check(path, crew::root::Access::Read)?;
+    } else if path.exists() {
+        return Err(SetupError::NotAFolder(path.to_path_buf()));
+    } else if adopt {
+        return Err(SetupError::NoVault {
+            path: path.to_path_buf(),
+            new: crate::shell::crew(&["init", &path.display().to_string()]),
+        });
     }
+    // a new vault is made on purpose: its folder, and missing folders above it, are created
+    // (as `git init` and `cargo new` do)
     let existing = if dry_run && !path.exists() {
         Vault::from_notes(path.to_path_buf(), Vec::new(), Vec::new())
     } else {

@@ -14,6 +14,14 @@ pub fn quote(arg: &str) -> String {
     shlex::try_quote(&one_line).map_or_else(|_| "''".to_string(), |q| q.into_owned())
 }
 
+/// One argument in single quotes, every byte kept (a `'` becomes `'\\''`): for command lines
+/// crew writes into files other programs run (a crontab), where [`quote`]'s mix of quote
+/// styles would leave backslashes that the file's own escaping could pair up. Unlike
+/// [`quote`], control characters are kept: callers refuse the ones their format cannot hold.
+pub fn single_quoted(arg: &str) -> String {
+    format!("'{}'", arg.replace('\'', "'\\''"))
+}
+
 /// `crew ARGS…`, each argument quoted where it needs it.
 pub fn crew(args: &[&str]) -> String {
     let mut s = String::from("crew");

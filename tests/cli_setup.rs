@@ -6,6 +6,45 @@ mod common;
 use common::{crew, crew_bare, json_of, vault};
 use predicates::prelude::*;
 
+/// `--adopt` installs into a vault that exists: a missing path is an error naming it (exit 2),
+/// and no folder is made, dry run or not. A plain `crew init` makes a new vault on purpose,
+/// so it creates the folder, and missing folders above it.
+#[test]
+fn init_adopt_never_creates_the_vault_folder() {
+    let dir = assert_fs::TempDir::new().expect("tmp");
+    let missing = dir.path().join("no such vault");
+    for extra in [None, Some("--dry-run")] {
+        let mut c = crew_bare();
+        c.args(["init", "--adopt", "--vault"]).arg(&missing);
+        c.args(extra);
+        c.assert().code(2).stderr(
+            predicate::str::contains(missing.display().to_string())
+                .and(predicate::str::contains("does not exist")),
+        );
+        let mut c = crew_bare();
+        c.args(["init", "--adopt"]).arg(&missing).args(extra);
+        c.assert().code(2);
+    }
+    assert!(!missing.exists(), "--adopt made the folder");
+    let file = dir.path().join("a file");
+    std::fs::write(&file, "x").expect("write");
+    crew_bare()
+        .args(["init", "--adopt"])
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is a file"));
+    crew_bare()
+        .arg("init")
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is a file"));
+    let fresh = dir.path().join("new/deeper");
+    crew_bare().arg("init").arg(&fresh).assert().success();
+    assert!(fresh.join(".crew/config.yaml").is_file());
+}
+
 #[test]
 fn init_then_stats_and_validate() {
     let dir = assert_fs::TempDir::new().expect("tmp");
@@ -271,6 +310,52 @@ fn custom_agent_lifecycle() {
         .args(["agents", "remove", "librarian"])
         .assert()
         .code(2);
+}
+
+/// An agent file the registry does not list is kept byte for byte: `crew agents new` registers
+/// a loadable one by its own words, and refuses one that does not load, naming it.
+#[test]
+fn agents_new_keeps_an_unregistered_file_as_it_is() {
+    let v = common::adopted_vault(&[]);
+    let mine = "---\nname: helper\ndescription: Answers about my garden\ncapabilities: [read]\nmodel: low\ntriggers:\n  - \"garden question\"\n---\n# helper\n\nMy own words.\n";
+    let path = v.path().join(".crew/agents/helper.md");
+    std::fs::write(&path, mine).expect("write");
+    crew(v.path())
+        .args(["agents", "validate"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains(
+            "run `crew agents new helper` again",
+        ));
+    crew(v.path())
+        .args(["agents", "new", "helper", "--description", "something else"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("kept as it is"));
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), mine);
+    let reg = std::fs::read_to_string(v.path().join(".crew/references/agents-registry.md"))
+        .expect("registry");
+    assert!(
+        reg.contains("| helper | Answers about my garden |"),
+        "the row follows the file: {reg}"
+    );
+    crew(v.path())
+        .args(["agents", "validate"])
+        .assert()
+        .success();
+    // a file that does not load is left alone and named
+    let broken = v.path().join(".crew/agents/odd.md");
+    std::fs::write(&broken, "no frontmatter here\n").expect("write");
+    crew(v.path())
+        .args(["agents", "new", "odd"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(".crew/agents/odd.md:1"));
+    assert_eq!(
+        std::fs::read_to_string(&broken).expect("read"),
+        "no frontmatter here\n"
+    );
+    assert!(!v.path().join(".crew/agents/odd 2.md").exists());
 }
 
 #[test]

@@ -179,3 +179,55 @@ fn crews_own_layout_keeps_crews_format() {
         "{file}"
     );
 }
+
+/// A `crew agents new` killed after its file and directory section but before its registry
+/// row (the last write): validate names the half-made agent and what to do, and the same
+/// command finishes it without a second directory section; once more, it has nothing to do.
+#[test]
+fn a_half_made_agent_is_named_by_validate_and_finished_by_the_same_command() {
+    let v = anchor_copy();
+    let reg_path = v.path().join(".claude/references/agents-registry.md");
+    let registry_before = std::fs::read(&reg_path).expect("registry");
+    let args = [
+        "agents",
+        "new",
+        "tax-helper",
+        "--description",
+        "Keeps the yearly tax paperwork in order",
+        "--triggers",
+        "prepare my tax return",
+    ];
+    common::crew(v.path()).args(args).assert().success();
+    let whole = common::snapshot(v.path());
+    // the state a kill before the last write leaves: the row is missing
+    std::fs::write(&reg_path, &registry_before).expect("registry");
+    let out = common::crew(v.path())
+        .args(["agents", "validate"])
+        .output()
+        .expect("validate");
+    assert_eq!(out.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(".claude/agents/tax-helper.md:")
+            && text.contains("run `crew agents new tax-helper` again"),
+        "{text}"
+    );
+    let out = common::crew(v.path()).args(args).output().expect("retry");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("interrupted"),
+        "{out:?}"
+    );
+    assert_eq!(
+        common::snapshot(v.path()),
+        whole,
+        "the retry ends where an uninterrupted run ends, with one directory section"
+    );
+    common::crew(v.path())
+        .args(["agents", "validate"])
+        .assert()
+        .success();
+    let again = common::json_of(common::crew(v.path()).args(args).arg("--json"));
+    assert_eq!(again["unchanged"], true, "{again}");
+    assert_eq!(common::snapshot(v.path()), whole);
+}

@@ -384,3 +384,30 @@ fn schedule_with_systemd_writes_units_and_removes_them() {
         .assert()
         .code(2);
 }
+
+/// A vault path with a line break cannot go into a crontab line or a unit file: refused with
+/// the path named (exit 2), and neither the crontab nor the units folder is touched.
+#[test]
+fn schedule_refuses_a_vault_path_with_a_line_break() {
+    let parent = tempfile::tempdir().expect("tmp");
+    let v = parent.path().join("two\nlines");
+    std::fs::create_dir_all(v.join(".obsidian")).expect("vault");
+    let fakes = tempfile::tempdir().expect("tmp");
+    let bin = fake_bin(fakes.path());
+    for backend in ["--cron", "--systemd"] {
+        for dry in [true, false] {
+            let mut c = crew(&v);
+            with_fakes(&mut c, fakes.path(), &bin);
+            c.args(["schedule", "install", backend]);
+            if dry {
+                c.arg("--dry-run");
+            }
+            c.assert().code(2).stderr(
+                predicate::str::contains("two\\nlines").and(predicate::str::contains("line break")),
+            );
+        }
+    }
+    assert!(!fakes.path().join("crontab.txt").exists());
+    assert!(!fakes.path().join("systemd").exists());
+    assert!(!fakes.path().join("systemctl.log").exists());
+}

@@ -7,8 +7,8 @@ use serde_json::json;
 
 use super::commands::load_crew;
 use super::{AgentsAction, Global, SkillsAction, out, out_json};
-use crew::crew::definition::{CAPABILITIES, Definition, ModelSpec, known_model_prefix, valid_name};
-use crew::crew::registry::{self, AgentRow, Status};
+use crew::crew::definition::Definition;
+use crew::crew::registry::{self, Status};
 use crew::crew::{Crew, CrewSource, Executor, Kind};
 use crew::gate::{Gate, Policy};
 use crew::state::journal::Journal;
@@ -149,10 +149,10 @@ pub fn agents(g: &Global, action: AgentsAction) -> anyhow::Result<u8> {
             capabilities,
             model,
             dry_run,
-        } => new_agent(
+        } => super::agent_new::new_agent(
             g,
             &name,
-            NewAgent {
+            super::agent_new::NewAgent {
                 description,
                 triggers,
                 capabilities,
@@ -211,10 +211,13 @@ pub fn skills(g: &Global, action: SkillsAction) -> anyhow::Result<u8> {
 }
 
 /// A gate over the folder holding the crew's editable definition files, and the path prefix of
-/// those files inside it.
-/// A gate over the crew definition; with `dry_run` it only simulates (nothing is written, no
-/// journal is kept).
-fn definition_gate(g: &Global, crew: &Crew, dry_run: bool) -> anyhow::Result<(Gate, String)> {
+/// those files inside it; with `dry_run` it only simulates (nothing is written, no journal is
+/// kept).
+pub(super) fn definition_gate(
+    g: &Global,
+    crew: &Crew,
+    dry_run: bool,
+) -> anyhow::Result<(Gate, String)> {
     let vault = g.vault_path();
     match &crew.source {
         CrewSource::Builtin => bail!(
@@ -250,243 +253,8 @@ fn definition_gate(g: &Global, crew: &Crew, dry_run: bool) -> anyhow::Result<(Ga
     }
 }
 
-/// The optional parts of `crew agents new`.
-struct NewAgent {
-    description: Option<String>,
-    triggers: Option<String>,
-    capabilities: Option<String>,
-    model: Option<String>,
-}
-
 /// The last line of a dry run's report.
-const DRY_RUN_NOTE: &str = "Dry run: nothing was written.";
-
-/// Reads back a new agent file and the registry that will list it; any error refuses the
-/// change (exit 2) before anything is written.
-fn validate_new_definition(
-    agent_path: &str,
-    agent_text: &str,
-    reg_path: &str,
-    reg_text: &str,
-) -> anyhow::Result<()> {
-    let mut diags = Vec::new();
-    let parsed = crew::crew::definition::parse(agent_path, agent_text, &mut diags);
-    crew::crew::registry::parse(reg_path, reg_text, &mut diags);
-    let errors: Vec<String> = diags
-        .iter()
-        .filter(|d| d.severity == crew::crew::Severity::Error)
-        .map(|d| d.to_string())
-        .collect();
-    if parsed.is_none() || !errors.is_empty() {
-        bail!(
-            "the new agent would not load, so nothing was written: {}",
-            errors.join("; ")
-        );
-    }
-    Ok(())
-}
-
-fn new_agent(g: &Global, name: &str, new: NewAgent, dry_run: bool) -> anyhow::Result<u8> {
-    let crew = load_crew(g)?;
-    check_new_name(&crew, name)?;
-    let (caps, model) = checked_capabilities_and_model(new.capabilities, new.model)?;
-    let description = new
-        .description
-        .unwrap_or_else(|| format!("Custom agent {name}."));
-    let triggers: Vec<String> = new
-        .triggers
-        .map(|t| {
-            t.split(',')
-                .map(|x| x.trim().to_string())
-                .filter(|x| !x.is_empty())
-                .collect()
-        })
-        .unwrap_or_default();
-    let host = crew::crew::host::Host::of(&crew);
-    let text = match host {
-        Some(h) => h
-            .agent_file(name, &description, &triggers, &caps, &model)
-            .map_err(|e| anyhow::anyhow!(e))?,
-        None => agent_file_text(name, &description, &triggers, &caps, &model),
-    };
-    let row = registry_row(host, name, &description, &triggers, &caps);
-    let (mut gate, prefix) = definition_gate(g, &crew, dry_run)?;
-    let reg_path = format!("{prefix}references/agents-registry.md");
-    let reg_text = gate.read_text(&reg_path).unwrap_or_else(|| "# Agents registry\n\n| Name | Role | Capabilities | Input | Output | Status |\n|------|------|--------------|-------|--------|--------|\n".into());
-    // the agents directory gets the new agent's section, as the host's create-agent skill does
-    let dir_path = format!("{prefix}references/agents.md");
-    let directory = gate.read_text(&dir_path);
-    let wrote_directory = directory.is_some() || host.is_some();
-    let new_registry = registry::insert_custom_row(&reg_text, &registry::render_agent_row(&row));
-    let agent_path = format!("{prefix}agents/{name}.md");
-    // the whole change is checked before the first byte is written: the new agent file and
-    // registry must read back without errors, or nothing is written
-    validate_new_definition(&agent_path, &text, &reg_path, &new_registry)?;
-    let mark = gate.mark();
-    let written = (|| -> Result<String, crew::gate::GateError> {
-        let file = gate.create(&agent_path, text.as_bytes())?;
-        gate.write(&reg_path, new_registry.as_bytes())?;
-        if wrote_directory {
-            let section = crew::crew::host::directory_section(
-                name,
-                &description,
-                &triggers,
-                &row.capabilities,
-            );
-            let base = directory
-                .clone()
-                .unwrap_or_else(|| crew::crew::host::EMPTY_DIRECTORY.to_string());
-            gate.write(
-                &dir_path,
-                crew::crew::host::insert_section(&base, &section).as_bytes(),
-            )?;
-        }
-        Ok(file)
-    })();
-    let file = match written {
-        Ok(file) => file,
-        Err(e) => {
-            // one operation: a step that fails takes back the steps before it
-            let undone = gate.rollback_to(mark);
-            bail!("could not add agent `{name}`: {e}; {undone}");
-        }
-    };
-    if g.json {
-        return out_json(
-            &json!({"created": file, "registry": reg_path, "directory": wrote_directory.then_some(&dir_path), "dry_run": dry_run}),
-        )
-        .map(|()| 0);
-    }
-    let directory_note = |done: &str| {
-        if wrote_directory {
-            done.to_string()
-        } else {
-            String::new()
-        }
-    };
-    if dry_run {
-        out(&format!(
-            "Would create {file} and add its registry row to {reg_path}{}.\n{DRY_RUN_NOTE}",
-            directory_note(&format!(" and its section to {dir_path}"))
-        ))?;
-    } else {
-        let answers_to = if triggers.is_empty() {
-            format!("@{name}")
-        } else {
-            triggers
-                .iter()
-                .map(|t| format!("\"{t}\""))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        out(&format!(
-            "Created {file}, its registry row{}.\nIt answers to {answers_to}.\nEdit the file to write its instructions; `crew agents validate` checks it.",
-            directory_note(" and its section in the agents directory"),
-        ))?;
-    }
-    Ok(0)
-}
-
-/// A new custom agent's name is well formed and free.
-fn check_new_name(crew: &Crew, name: &str) -> anyhow::Result<()> {
-    if !valid_name(name) {
-        bail!(
-            "`{name}` is not a valid agent name: use lowercase letters, digits and single hyphens (e.g. `tax-helper`)"
-        );
-    }
-    if Crew::is_core(name) {
-        bail!("`{name}` is a core agent's name; custom agents need their own (e.g. `my-{name}`)");
-    }
-    if crew.agent(name).is_some()
-        || crew.skill(name).is_some()
-        || crew.registry.agents.iter().any(|r| r.name == name)
-    {
-        bail!(
-            "`{name}` already exists in this crew; `crew agents enable {name}` brings back a disabled one"
-        );
-    }
-    Ok(())
-}
-
-/// The capabilities (default: read) and model (default: the mid tier) a user asked for,
-/// checked.
-fn checked_capabilities_and_model(
-    capabilities: Option<String>,
-    model: Option<String>,
-) -> anyhow::Result<(Vec<String>, String)> {
-    let caps: Vec<String> = capabilities
-        .unwrap_or_else(|| "read".into())
-        .split(',')
-        .map(|c| c.trim().to_lowercase())
-        .filter(|c| !c.is_empty())
-        .collect();
-    if let Some(bad) = caps.iter().find(|c| !CAPABILITIES.contains(&c.as_str())) {
-        bail!(
-            "unknown capability `{bad}`; use some of: {}",
-            CAPABILITIES.join(", ")
-        );
-    }
-    let model = model.unwrap_or_else(|| "mid".into());
-    if let ModelSpec::Id(id) = ModelSpec::parse(&model)
-        && !known_model_prefix(&id)
-    {
-        bail!(
-            "unknown model `{id}`: use low|mid|high, native, or an id starting with claude-, gpt-, gemini- or ollama/"
-        );
-    }
-    Ok((caps, model))
-}
-
-/// A custom agent's definition file in crew's own layout.
-fn agent_file_text(
-    name: &str,
-    description: &str,
-    triggers: &[String],
-    caps: &[String],
-    model: &str,
-) -> String {
-    let trig_yaml: String = triggers
-        .iter()
-        .map(|t| format!("  - {}\n", serde_json::to_string(t).unwrap_or_default()))
-        .collect();
-    format!(
-        "---\nname: {name}\ndescription: {}\ncapabilities: [{}]\nmodel: {model}\ntriggers:\n{}---\n# {name}\n\nYou are {name}, a custom agent of this vault's crew. {description}\n\n## Every run\n- Answer in the user's language; read `Meta/user-profile.md` and your post-it first.\n- Write only inside the vault, through your tools; never edit other agents' files.\n- When another agent should act, end with a `### Suggested next agent` block (Agent, Reason, Context).\n",
-        crew::vault::edit::yaml_scalar(description),
-        caps.join(", "),
-        if trig_yaml.is_empty() { "  []\n".to_string() } else { trig_yaml }
-    )
-    .replace("triggers:\n  []\n", "triggers: []\n")
-}
-
-/// The registry row of a new custom agent, in the host's words when the crew is a host's.
-fn registry_row(
-    host: Option<crew::crew::host::Host>,
-    name: &str,
-    description: &str,
-    triggers: &[String],
-    caps: &[String],
-) -> AgentRow {
-    AgentRow {
-        name: name.to_string(),
-        role: description.chars().take(80).collect(),
-        capabilities: match host {
-            Some(h) => h.tools(caps).join(", "),
-            None => caps.join(", "),
-        },
-        input: if triggers.is_empty() {
-            format!("@{name}")
-        } else if host.is_some() {
-            // quoted, as the host's dispatcher matches them against the message
-            crew::crew::host::quoted_list(triggers)
-        } else {
-            triggers.join(", ")
-        },
-        output: "answers and notes".into(),
-        status: Status::Active,
-        custom: true,
-        line: 0,
-    }
-}
+pub(super) const DRY_RUN_NOTE: &str = "Dry run: nothing was written.";
 
 fn custom_row_or_fail(crew: &Crew, name: &str) -> anyhow::Result<()> {
     if Crew::is_core(name) {

@@ -1,5 +1,6 @@
 //! Flags and subcommands, and the mapping of errors to exit codes.
 
+mod agent_new;
 mod agents;
 mod chat;
 mod commands;

@@ -326,7 +326,7 @@ pub fn schedule(g: &Global, action: ScheduleAction) -> anyhow::Result<u8> {
                 watch,
             };
             if dry_run {
-                let would = schedule::preview(backend, &plan);
+                let would = schedule::preview(backend, &plan)?;
                 if g.json {
                     out_json(
                         &json!({"backend": backend, "would_install": would, "dry_run": true}),

@@ -3,7 +3,20 @@
 
 use super::definition;
 use super::registry::Status;
-use super::{Crew, Diagnostic};
+use super::{Crew, Diagnostic, Severity};
+
+/// The error for an agent file the registry does not list, saying how to finish it.
+fn unregistered(name: &str) -> String {
+    if Crew::is_core(name) {
+        format!("agent `{name}` has no row in the registry; add its row back to the registry")
+    } else {
+        // the registry row is the last thing `crew agents new` writes, so a file without one
+        // is most often an interrupted `crew agents new`: the same command finishes it
+        format!(
+            "agent `{name}` has no row in the registry (an interrupted `crew agents new {name}` leaves this): run `crew agents new {name}` again to finish it, keeping the file as it is, or add its row to the registry by hand"
+        )
+    }
+}
 
 impl Crew {
     /// Adds the diagnostics that need the whole crew (one file's own problems are found when
@@ -80,13 +93,16 @@ impl Crew {
         }
         for a in &self.agents {
             if !self.registry.agents.iter().any(|r| r.name == a.name) {
-                diags.push(Diagnostic::error(
-                    &a.file,
-                    2,
-                    &format!("agent `{}` has no row in the registry; add one (or `crew agents new` does it)", a.name),
-                ));
+                diags.push(Diagnostic::error(&a.file, 2, &unregistered(&a.name)));
             }
         }
+    }
+
+    /// Whether `d` is the error of an agent file without a registry row for `name`: what a
+    /// `crew agents new NAME` killed between its file and its row leaves, and what running it
+    /// again finishes. That command must not be refused for the very state it repairs.
+    pub fn is_unregistered_error(d: &Diagnostic, name: &str) -> bool {
+        d.severity == Severity::Error && d.message == unregistered(name)
     }
 
     /// A skill's source agent exists; an agent with an output schema is a leaf.

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: temporary vaults and the `crew` binary.
 #![allow(dead_code)]
 
+pub mod kill;
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
