@@ -15,7 +15,7 @@
 //! - [`run`]: one request from message to report ([`render`]: its text); [`chat`] a
 //!   conversation of them; [`watch`], [`schedule`]: unattended runs; [`setup`], [`doctor`],
 //!   [`evaluate`]: the commands around them; [`fault`]: whose problem an error is (the exit
-//!   code).
+//!   code); [`mcp`]: the crew as an MCP server for assistants.
 //!
 //! The `crew` binary (`src/main.rs`, `src/cli/`) is a thin shell over this library.
 
@@ -29,6 +29,7 @@ pub mod evaluate;
 pub mod fault;
 pub mod gate;
 pub mod lang;
+pub mod mcp;
 pub mod model;
 pub mod render;
 pub mod run;
