@@ -287,6 +287,8 @@ fn a_path_out_of_the_vault_is_a_tool_error_and_the_server_goes_on() {
         call("route", &json!({"message": ""})),
         {"op": "read_resource", "uri": "crew://vault/..%2F..%2Fetc%2Fpasswd"},
         {"op": "read_resource", "uri": "crew://vault/.obsidian/app.json"},
+        call("search", &json!({"limit": 3})),
+        call("ask", &json!({"message": "file these notes", "apply": "yes"})),
         call("vault_stats", &json!({})),
     ])) else {
         return;
@@ -322,8 +324,15 @@ fn a_path_out_of_the_vault_is_a_tool_error_and_the_server_goes_on() {
             "{e}"
         );
     }
+    // arguments that do not fit the schema: a tool error the assistant can correct
     assert!(
-        ok_text(&r[11]).contains("notes"),
+        refusal(&r[11]).contains("missing field `query`"),
+        "{}",
+        r[11]
+    );
+    assert!(refusal(&r[12]).contains("invalid type"), "{}", r[12]);
+    assert!(
+        ok_text(&r[13]).contains("notes"),
         "the server still answers"
     );
 }

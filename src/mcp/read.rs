@@ -49,7 +49,8 @@ pub(crate) fn locate(vault: &Vault, target: &str) -> Result<String, Refusal> {
         .id_of(&path)
         .or_else(|| vault.files.resolve("", &path).file());
     match id.and_then(|id| vault.files.paths.get(id)) {
-        Some(found) if !found.is_empty() => Ok(found.clone()),
+        // what a name resolved to passes the same walls as a path given outright
+        Some(found) if !found.is_empty() => readable_file(found, INSTEAD).map_err(Refusal),
         _ => Err(Refusal(format!(
             "no note or attachment `{wanted}` in the vault; search finds notes by their words"
         ))),
