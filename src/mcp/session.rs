@@ -271,3 +271,57 @@ impl Session {
         Ok(text)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A vault made the way `crew init --samples` makes it.
+    fn sample() -> (tempfile::TempDir, Session) {
+        let dir = tempfile::tempdir().expect("tmp");
+        crate::setup::init(dir.path(), false, true, false).expect("init");
+        let session = Session::new(dir.path(), None, Some(crate::lang::Lang::En));
+        (dir, session)
+    }
+
+    #[test]
+    fn a_dry_run_ask_plans_changes_and_says_how_to_apply_them() {
+        let (_d, s) = sample();
+        let mut progress = Vec::new();
+        let text = s
+            .ask("file these notes", false, &mut |l| {
+                progress.push(l.to_string())
+            })
+            .expect("ask");
+        assert!(text.contains("Knee pain → 02-Areas/Health"), "{text}");
+        assert!(
+            text.contains("apply=true (the same as `crew ask --yes"),
+            "{text}"
+        );
+        assert!(progress[0].contains("inbox-triage"), "{progress:?}");
+    }
+
+    #[test]
+    fn route_says_what_decided_and_whether_it_was_a_guess() {
+        let (_d, s) = sample();
+        let sure = s.route("file these notes").expect("route");
+        assert!(sure.starts_with("Route: skill inbox-triage\n"), "{sure}");
+        assert!(!sure.contains("guess"), "{sure}");
+        let guess = s.route("quarterly musings on tiles").expect("route");
+        assert!(guess.contains("This route is a guess"), "{guess}");
+        assert!(s.route("   ").is_err());
+    }
+
+    #[test]
+    fn each_active_agent_is_a_prompt_with_its_instructions() {
+        let (_d, s) = sample();
+        let agents = s.agents().expect("agents");
+        assert!(agents.iter().any(|a| a.name == "seeker"), "{agents:?}");
+        let prompt = s.agent_prompt("seeker", Some("  ")).expect("prompt");
+        assert!(
+            prompt.contains("# Seeker") && !prompt.contains("request:"),
+            "{prompt}"
+        );
+        assert!(s.agent_prompt("nobody", None).is_err());
+    }
+}
