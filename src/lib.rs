@@ -12,9 +12,10 @@
 //! - [`analysis`]: crew's measurements of a vault (health audit, link graph, text).
 //! - [`sources`]: what the postman reads outside the vault (a Maildir, calendar files).
 //! - [`model`]: the language-model runtime, one module per provider's wire format.
-//! - [`run`]: one request from message to report; [`chat`] a conversation of them;
-//!   [`watch`], [`schedule`]: unattended runs; [`setup`], [`doctor`], [`evaluate`]: the
-//!   commands around them; [`fault`]: whose problem an error is (the exit code).
+//! - [`run`]: one request from message to report ([`render`]: its text); [`chat`] a
+//!   conversation of them; [`watch`], [`schedule`]: unattended runs; [`setup`], [`doctor`],
+//!   [`evaluate`]: the commands around them; [`fault`]: whose problem an error is (the exit
+//!   code); [`mcp`]: the crew as an MCP server for assistants.
 //!
 //! The `crew` binary (`src/main.rs`, `src/cli/`) is a thin shell over this library.
 
@@ -28,7 +29,9 @@ pub mod evaluate;
 pub mod fault;
 pub mod gate;
 pub mod lang;
+pub mod mcp;
 pub mod model;
+pub mod render;
 pub mod run;
 pub mod schedule;
 pub mod setup;

@@ -48,6 +48,9 @@ pub struct Options {
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// Answer in this language whatever the request is written in (`--lang`).
     pub lang: Option<crate::lang::Lang>,
+    /// Keep the crew definition closed even to the create-agent and manage-agent skills: the
+    /// request comes from an assistant (`crew mcp`), not from the user at a terminal.
+    pub definition_closed: bool,
 }
 
 /// Errors that stop a request before any agent runs.
@@ -288,8 +291,9 @@ impl Executor for CrewExecutor<'_> {
             };
         }
         let started = Instant::now();
-        // only the skills whose job it is may touch the crew definition
-        self.gate.policy.changes_definition = step.kind == Kind::Skill
+        // only the skills whose job it is may touch the crew definition, and only for the user
+        self.gate.policy.changes_definition = !self.opts.definition_closed
+            && step.kind == Kind::Skill
             && matches!(step.name.as_str(), "create-agent" | "manage-agent");
         let ops_before = self.gate.operations().len();
         let owner = self.crew.postit_owner(step.kind, &step.name);

@@ -271,18 +271,7 @@ pub fn ask(g: &Global, message: &str, flags: AskFlags) -> anyhow::Result<u8> {
             "preview": report.preview,
         }))?;
     } else {
-        let mut text = render::report_text(&report);
-        if let Some(step) = report.chain.steps.last()
-            && let Some(q) = crew::dispatch::question::parse(&step.output)
-        {
-            text.push_str(&crew::tr!(
-                report.lang,
-                "render.question",
-                agent = step.agent,
-                ask = q.ask
-            ));
-        }
-        out(&text)?;
+        out(&crew::render::answer_text(&report))?;
     }
     Ok(if report.chain.failed() || report.unreadable > 0 {
         1

@@ -223,6 +223,9 @@ pub enum Command {
     },
     /// Configuration, crew validity, model providers and keys, vault layout.
     Doctor,
+    /// Serve the vault to an AI assistant over MCP (stdio): search, read, backlinks, stats,
+    /// routing, and `ask` (a dry run unless the assistant passes apply).
+    Mcp,
 }
 
 #[derive(Debug, Subcommand)]
@@ -377,7 +380,10 @@ fn vault_access(command: &Command) -> Option<Access> {
             ScheduleAction::Install { dry_run, .. } => write_unless(*dry_run),
             ScheduleAction::Show | ScheduleAction::Remove { .. } => None,
         },
-        Command::Vault { .. } | Command::Search { .. } | Command::Log { .. } => Some(Access::Read),
+        // the server reads; its `ask` with apply checks for a vault itself, as `crew ask` does
+        Command::Vault { .. } | Command::Search { .. } | Command::Log { .. } | Command::Mcp => {
+            Some(Access::Read)
+        }
     }
 }
 
@@ -446,6 +452,10 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             None => commands::undo(&g, run, dry_run),
         },
         Command::Doctor => commands::doctor(&g),
+        Command::Mcp => {
+            crew::mcp::serve(&g.vault_path(), g.crew_dir.as_deref(), g.lang)?;
+            Ok(0)
+        }
     }
 }
 
@@ -494,6 +504,7 @@ fn fault_of(cause: &(dyn std::error::Error + 'static)) -> Option<Fault> {
         crew::schedule::ScheduleError,
         crew::watch::WatchError,
         crew::vault::VaultError,
+        crew::mcp::McpError,
     );
     None
 }

@@ -93,17 +93,25 @@ fn note_path(p: &str) -> Result<String, String> {
 /// Whether a vault-relative path lies in a hidden file or folder (`.trash`, `.obsidian`,
 /// `.crew`, `.git`, …): those hold Obsidian's, git's and crew's machinery and deleted notes,
 /// never the user's notes, so a model neither reads nor lists them.
-fn is_hidden(path: &str) -> bool {
+pub(crate) fn is_hidden(path: &str) -> bool {
     path.split('/').any(|part| part.starts_with('.'))
 }
 
 /// A path a model may read: jailed, and outside hidden folders.
 fn readable_path(p: &str) -> Result<String, String> {
-    let path = jail(&note_path(p)?).map_err(|e| e.to_string())?;
+    readable_file(
+        &note_path(p)?,
+        "a model reads only the vault's notes (list_notes shows them)",
+    )
+}
+
+/// Any file an outside reader may read (a note or an attachment): jailed — vault-relative, no
+/// `..` — and outside hidden folders. `instead` ends the refusal of a hidden path. The MCP
+/// server reads through this jail too, so both outside readers stop at the same walls.
+pub(crate) fn readable_file(p: &str, instead: &str) -> Result<String, String> {
+    let path = jail(p).map_err(|e| e.to_string())?;
     if is_hidden(&path) {
-        return Err(format!(
-            "`{path}` is in a hidden folder; a model reads only the vault's notes (list_notes shows them)"
-        ));
+        return Err(format!("`{path}` is in a hidden folder; {instead}"));
     }
     Ok(path)
 }
