@@ -1,6 +1,8 @@
 //! Only what the vault's conventions ask, when the sorter files a note: a folder note or MOC
 //! gets the note only where it already lists its folder's notes by hand, never inside or below
-//! a part the vault marks as generated or not to edit, never twice.
+//! a part the vault marks as generated or not to edit, never twice; `status`, `filed-date` and
+//! `location` only where the vault's filed notes use them, never on daily notes, drawings or
+//! canvases.
 
 mod common;
 
@@ -56,6 +58,8 @@ fn a_folder_note_listing_its_notes_by_hand_gets_the_filed_note_in_its_list() {
         "# Alpha\n\nThe project's notes:\n* [[Brick]]\n* [[Sink]]\n* [[Tiles]]\n* [[Window]]\n\n%% Hub MOCs: Don't edit below %%\n- [[Elsewhere]]\n"
     );
     assert!(report.contains("Projects/Alpha/Alpha.md"), "{report}");
+    // the vault's filed notes carry no filing keys: the filed note gets none
+    assert_eq!(read(v.path(), "Projects/Alpha/Sink.md"), SINK);
 }
 
 #[test]
@@ -121,5 +125,52 @@ fn a_moc_with_a_query_gives_way_to_the_folder_note_that_lists_by_hand() {
     assert_eq!(
         read(v.path(), "Projects/Alpha/Alpha.md"),
         "- [[Brick]]\n- [[Sink]]\n- [[Window]]\n"
+    );
+}
+
+#[test]
+fn filing_keys_follow_the_vaults_filed_notes() {
+    let stamped = "---\nproject: \"[[Alpha]]\"\nstatus: filed\nfiled-date: 2026-01-01\nlocation: Projects/Alpha\n---\nAbout Alpha.\n";
+    let v = adopted("# Alpha\n", stamped, &[]);
+    let report = file_these_notes(v.path());
+    let sink = read(v.path(), "Projects/Alpha/Sink.md");
+    assert!(
+        sink.contains("status: filed")
+            && sink.contains("filed-date: ")
+            && sink.contains("location: Projects/Alpha"),
+        "{report}\n{sink}"
+    );
+}
+
+#[test]
+fn daily_notes_drawings_and_canvases_never_get_filing_keys() {
+    // crew laid this vault out: its notes get the filing keys, these three never do
+    let daily = "---\nproject: \"[[Alpha]]\"\n---\nWhat happened today.\n";
+    let drawing = "---\nproject: \"[[Alpha]]\"\nexcalidraw-plugin: parsed\n---\n# Drawing\n";
+    let canvas = "{\"nodes\":[],\"edges\":[]}\n";
+    let v = common::vault(&[
+        (".crew/config.yaml", "max_depth: 3\n"),
+        ("01-Projects/Alpha/_index.md", "---\ntype: project\n---\n"),
+        ("00-Inbox/2026-03-14.md", daily),
+        ("00-Inbox/Sketch.excalidraw.md", drawing),
+        ("00-Inbox/Board.canvas", canvas),
+        ("00-Inbox/Sink.md", SINK),
+    ]);
+    let report = file_these_notes(v.path());
+    assert_eq!(
+        read(v.path(), "01-Projects/Alpha/2026-03-14.md"),
+        daily,
+        "{report}"
+    );
+    assert_eq!(
+        read(v.path(), "01-Projects/Alpha/Sketch.excalidraw.md"),
+        drawing,
+        "{report}"
+    );
+    assert_eq!(read(v.path(), "00-Inbox/Board.canvas"), canvas);
+    let sink = read(v.path(), "01-Projects/Alpha/Sink.md");
+    assert!(
+        sink.contains("status: filed") && sink.contains("location: 01-Projects/Alpha"),
+        "{sink}"
     );
 }

@@ -1,6 +1,7 @@
 //! The sorter and `/inbox-triage`: file every inbox note where it belongs, with evidence.
 
 mod decide;
+mod keys;
 mod model;
 mod triage;
 mod trust;

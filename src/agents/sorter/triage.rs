@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rustc_hash::FxHashSet;
 
 use super::decide::{self, Decision, Scene};
+use super::keys::LazyKeys;
 use super::model::{self, Choice, ModelPass, Unsure};
 use super::trust::{Kind, Tally, Trust};
 use crate::agents::common::{self, suggestion};
@@ -18,7 +19,6 @@ use crate::lang::Lang;
 use crate::tr;
 use crate::vault::Vault;
 use crate::vault::classify;
-use crate::vault::edit::yaml_scalar;
 
 /// Words asking the sorter to give filed notes the naming convention.
 const RENAME_WORDS: &[&str] = &[
@@ -112,6 +112,7 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
         homes: &homes,
         rename,
         label,
+        keys: LazyKeys::default(),
     };
     let stayed = file_in_passes(
         ctx,
@@ -152,7 +153,7 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
     t.distrusted = trust.map(|t| t.distrusted()).unwrap_or_default();
     let learned = learned.as_ref().and_then(Option::as_ref);
     t.model = model::pass(ctx, unsure, learned, &homes);
-    file_model_choices(ctx, label, rename, &mut t, &mut batch)?;
+    file_model_choices(ctx, &judges, &mut t, &mut batch)?;
     batch.flush(ctx)?;
     t.mocs = std::mem::take(&mut batch.updated);
     t.mocs_not_written = std::mem::take(&mut batch.not_written);
@@ -182,6 +183,8 @@ struct Judges<'a> {
     rename: bool,
     /// Who files, in the agent log.
     label: &'a str,
+    /// The filing keys this vault uses.
+    keys: LazyKeys,
 }
 
 /// A note that stayed: its path, its title, and the decision that kept it or why crew could
@@ -218,7 +221,7 @@ fn file_in_passes(
                 stayed.push((path, title, Ok(decision)));
                 continue;
             };
-            match file_note(ctx, i, &dest, judges.rename, &decision)? {
+            match file_note(ctx, i, &dest, judges, &decision)? {
                 Err(why) => stayed.push((path, title, Err(why))),
                 Ok(done) => record(ctx, judges.label, &dest, done, t, batch)?,
             }
@@ -293,8 +296,7 @@ fn record(
 /// folder still exists and is a home; every other note it saw stays, with why.
 fn file_model_choices(
     ctx: &mut Ctx,
-    label: &str,
-    rename: bool,
+    judges: &Judges,
     t: &mut Triage,
     batch: &mut MocBatch,
 ) -> Result<(), GateError> {
@@ -322,10 +324,10 @@ fn file_model_choices(
                     missing: None,
                     ignored: Vec::new(),
                 };
-                match file_note(ctx, i, dest, rename, &decision)? {
+                match file_note(ctx, i, dest, judges, &decision)? {
                     Ok(done) => {
                         pass.filed.push((c.title.clone(), dest.clone()));
-                        record(ctx, label, dest, done, t, batch)?;
+                        record(ctx, judges.label, dest, done, t, batch)?;
                         None
                     }
                     Err(why) => Some(why),
@@ -414,9 +416,10 @@ fn file_note(
     ctx: &mut Ctx,
     i: usize,
     dest: &str,
-    rename: bool,
+    judges: &Judges,
     decision: &Decision,
 ) -> Result<Result<(Filed, Option<String>), String>, GateError> {
+    let rename = judges.rename;
     let note = ctx.gate.vault().notes[i].clone();
     let title = note.name().to_string();
     let today = ctx.today();
@@ -440,16 +443,18 @@ fn file_note(
         return Ok(Err(format!("crew could not file it: {e}")));
     }
     // status first, in the inbox: a run killed between the two steps leaves a note that a
-    // re-run files again, never a filed note still marked `inbox`
+    // re-run files again, never a filed note still marked `inbox`; only the keys the vault's
+    // conventions ask for
     let mark = ctx.gate.mark();
-    let marked = ctx.gate.set_frontmatter(
-        &note.path,
-        &[
-            ("status", Some("filed".into())),
-            ("filed-date", Some(today)),
-            ("location", Some(yaml_scalar(dest))),
-        ],
-    );
+    let keys = judges
+        .keys
+        .get(ctx)
+        .for_note(&note, dest, &today, &ctx.config.folders);
+    let marked = if keys.is_empty() {
+        Ok(false)
+    } else {
+        ctx.gate.set_frontmatter(&note.path, &keys)
+    };
     let outcome = match marked.and_then(|_| ctx.gate.move_file(&note.path, &wanted)) {
         Ok(o) => o,
         Err(e) => {
