@@ -8,6 +8,7 @@ use rustc_hash::FxHashSet;
 use super::decide::{self, Decision, Scene};
 use super::keys::LazyKeys;
 use super::model::{self, Choice, ModelPass, Unsure};
+use super::scope::Scope;
 use super::trust::{Kind, Tally, Trust};
 use crate::agents::common::{self, suggestion};
 use crate::agents::filing::{self, Learned};
@@ -95,10 +96,15 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
     }
     let rename = ctx.asks(RENAME_WORDS);
     let homes = decide::homes(&ctx.config.folders, |d| ctx.gate.subdirs(d));
+    let scope = Scope::of(ctx);
     let queue: Vec<String> = inbox_notes(ctx)
         .into_iter()
         .map(|i| ctx.gate.vault().notes[i].path.clone())
+        .filter(|p| scope.takes(p))
         .collect();
+    if queue.is_empty() && scope.is_partial() {
+        return Ok(nothing_created(ctx));
+    }
     // the vault's own filed notes are the examples: learned once per run, when the first
     // note without explicit evidence needs them
     let mut learned: Option<Option<Learned>> = None;
@@ -159,6 +165,7 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
     t.mocs_not_written = std::mem::take(&mut batch.not_written);
     t.interlinked = interlinked(ctx.gate.vault(), &t.filed);
     t.archive = common::notes_in(&ctx.gate.vault().notes, &inbox)
+        .filter(|_| !scope.is_partial())
         .filter(|(_, n)| {
             common::last_touched(n).is_some_and(|d| common::days_between(d, ctx.now.date()) >= 30)
         })
@@ -170,11 +177,26 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
         ctx.data = Some(serde_json::json!({ "model": pass.data() }));
     }
     ctx.handoffs.extend(suggestions(&t));
+    let mut text = render(&t, &today, ctx.lang);
+    if scope.is_partial() {
+        text.push_str(&tr!(ctx.lang, "triage.scoped"));
+    }
     Ok(NativeOutput {
         attention: t.left.len() > t.left_after_model || !t.mocs_not_written.is_empty(),
-        text: render(&t, &today, ctx.lang),
+        text,
         postit,
     })
+}
+
+/// A hand-off after a request that created no inbox note: nothing of the inbox is filed.
+fn nothing_created(ctx: &Ctx) -> NativeOutput {
+    let mut text = tr!(ctx.lang, "triage.heading", date = ctx.today());
+    text.push_str(&tr!(ctx.lang, "triage.scoped.none"));
+    NativeOutput {
+        text,
+        postit: ctx.postit.clone().unwrap_or_default(),
+        attention: false,
+    }
 }
 
 /// What a triage decides with, besides the vault.
