@@ -306,7 +306,12 @@ fn folder_notes_are_not_inbox_items_and_receive_filed_notes() {
             "00-Inbox/Hive check.md",
             "---\narea: Bees\n---\nThe hive looked fine.\n",
         ),
-        ("Areas/Bees/Bees.md", "# Bees\nMy folder note.\n"),
+        // a folder note that lists its folder's notes by hand: the vault's way to list them
+        (
+            "Areas/Bees/Bees.md",
+            "# Bees\nMy folder note.\n- [[Drones]]\n- [[Queen]]\n",
+        ),
+        ("Areas/Bees/Drones.md", "about the drones"),
         ("Areas/Bees/Queen.md", "about the queen"),
         (
             ".crew/config.yaml",
@@ -319,7 +324,10 @@ fn folder_notes_are_not_inbox_items_and_receive_filed_notes() {
         .code(predicate::in_iter([0, 1]));
     assert!(v.path().join("00-Inbox/🗂️ 00-Inbox.md").exists());
     assert!(v.path().join("Areas/Bees/Hive check.md").exists());
-    assert!(read(v.path(), "Areas/Bees/Bees.md").contains("[[Hive check]]"));
+    assert_eq!(
+        read(v.path(), "Areas/Bees/Bees.md"),
+        "# Bees\nMy folder note.\n- [[Drones]]\n- [[Hive check]]\n- [[Queen]]\n"
+    );
     assert!(
         !v.path().join("MOC").exists(),
         "no MOC folder beside the vault's own"

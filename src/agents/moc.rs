@@ -1,11 +1,23 @@
 //! Maps of content: which MOC a folder feeds, and adding notes to it. The sorter adds what it
 //! files; the architect adds the areas it creates.
+//!
+//! Only what the vault's conventions ask: in a vault crew laid out, its own `MOC/<name>.md`
+//! lists what is filed under `## Notes`. A vault with its own layout gets a filed note listed
+//! only in a folder note or MOC that already lists the folder's notes by hand ([`listing`]),
+//! and never a new MOC. Either way nothing is written inside or below a region the note marks
+//! as generated or not to edit ([`Regions`]), a template is never edited, and a note already
+//! linked anywhere in the map is not listed again.
+
+mod listing;
 
 use std::collections::BTreeSet;
 
 use super::Ctx;
 use super::common::{self, fold};
+use super::regions::Regions;
+use crate::crew::config::holds_template_syntax;
 use crate::gate::GateError;
+use crate::vault::Vault;
 
 fn last_segment(folder: &str) -> &str {
     folder.rsplit('/').next().unwrap_or(folder)
@@ -24,10 +36,25 @@ pub(crate) fn moc_for(ctx: &Ctx, folder: &str) -> Option<(String, bool)> {
     if ctx.crew.owns_layout() {
         return Some((in_moc_dir, false));
     }
+    if let Some(p) = vaults_own_maps(ctx, folder).into_iter().next() {
+        return Some((p, true));
+    }
+    ctx.gate.dir_exists(moc_dir).then_some((in_moc_dir, false))
+}
+
+/// The maps a vault with its own layout keeps for `folder`, in the order crew prefers them:
+/// `MOC/<name>.md`, the folder's folder note, a note of the folder's name typed or tagged
+/// `moc`.
+fn vaults_own_maps(ctx: &Ctx, folder: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let in_moc_dir = format!("{}/{}.md", ctx.config.folders.moc, last_segment(folder));
+    if ctx.gate.exists(&in_moc_dir) {
+        out.push(in_moc_dir);
+    }
     let vault = ctx.gate.vault();
     let notes = vault.notes.iter().map(|n| n.path.as_str());
     if let Some(p) = crate::vault::folder_note::find(folder, notes) {
-        return Some((p.to_string(), true));
+        out.push(p.to_string());
     }
     let want = fold(last_segment(folder));
     let want_moc = format!("{want}moc");
@@ -45,19 +72,23 @@ pub(crate) fn moc_for(ctx: &Ctx, folder: &str) -> Option<(String, bool)> {
             name == want || name == want_moc
         }
     });
-    if let Some(n) = tagged {
-        return Some((n.path.clone(), true));
+    if let Some(n) = tagged.filter(|n| !out.contains(&n.path)) {
+        out.push(n.path.clone());
     }
-    ctx.gate.dir_exists(moc_dir).then_some((in_moc_dir, false))
+    out
 }
 
-/// Adds the notes just filed in `folder` (their paths) to its MOC, in one edit; creates the
-/// MOC when the folder has 3 notes or more.
+/// Adds the notes just filed in `folder` (their paths) to its map, in one edit: crew's own MOC
+/// in a vault crew laid out (created when the folder has 3 notes or more), else the vault's
+/// own map that lists the folder's notes by hand, if one does. The map changed, if any.
 pub(crate) fn update_moc(
     ctx: &mut Ctx,
     folder: &str,
     note_paths: &[String],
 ) -> Result<Option<String>, GateError> {
+    if !ctx.crew.owns_layout() {
+        return add_to_hand_list(ctx, folder, note_paths);
+    }
     let Some((moc, exists)) = moc_for(ctx, folder) else {
         return Ok(None);
     };
@@ -88,37 +119,154 @@ pub(crate) fn update_moc(
     Ok(Some(path))
 }
 
-/// Lists the notes an existing MOC does not list yet.
+/// Lists the notes crew's own MOC does not list yet, under its `## Notes`.
 fn add_to_moc(
     ctx: &mut Ctx,
     moc: &str,
     note_paths: &[String],
 ) -> Result<Option<String>, GateError> {
-    let text = ctx.gate.read_text(moc).unwrap_or_default();
-    let mut lines: Vec<String> = Vec::new();
-    for path in note_paths {
-        let name = path
-            .rsplit('/')
-            .next()
-            .unwrap_or(path)
-            .trim_end_matches(".md");
-        let line = format!("- [[{name}]]");
-        let listed = text.contains(&format!("[[{name}]]"))
-            || text.contains(&format!("[[{name}|"))
-            || lines.contains(&line);
-        if !listed {
-            lines.push(line);
-        }
+    let Some(text) = ctx.gate.read_text(moc) else {
+        return Ok(None);
+    };
+    if holds_template_syntax(&text) {
+        return Ok(None);
     }
+    let lines: Vec<String> = unlisted(ctx.gate.vault(), moc, &text, note_paths)
+        .into_iter()
+        .map(|(_, link)| format!("- {link}"))
+        .collect();
     if lines.is_empty() {
         return Ok(None);
     }
-    ctx.gate.edit(moc, "MOC: add filed notes", |t| {
-        lines
-            .iter()
-            .fold(t.to_string(), |text, line| insert_under_notes(&text, line))
+    let changed = ctx.gate.edit(moc, "MOC: add filed notes", |t| {
+        let mut text = t.to_string();
+        for line in &lines {
+            match insert_under_notes_outside_regions(&text, line) {
+                Some(longer) => text = longer,
+                None => break,
+            }
+        }
+        text
     })?;
-    Ok(Some(moc.to_string()))
+    Ok(changed.then(|| moc.to_string()))
+}
+
+/// Lists the notes filed in `folder` in the first of the vault's own maps for it that lists
+/// the folder's notes by hand, in that list ([`listing`]). Never creates a map.
+fn add_to_hand_list(
+    ctx: &mut Ctx,
+    folder: &str,
+    note_paths: &[String],
+) -> Result<Option<String>, GateError> {
+    for map in vaults_own_maps(ctx, folder) {
+        let vault = ctx.gate.vault();
+        let Some(m) = vault.note_index(&map) else {
+            continue;
+        };
+        let Some(text) = ctx.gate.read_text(&map) else {
+            continue;
+        };
+        // a template is copied into new notes: a line added to it would spread
+        if vault.notes[m].invalid_utf8
+            || ctx.config.folders.in_templates(&map)
+            || holds_template_syntax(&text)
+        {
+            continue;
+        }
+        let mut links = folder_links(vault, m, folder);
+        if !listing::lists_by_hand(&text, &links) {
+            continue;
+        }
+        let new = unlisted(vault, &map, &text, note_paths);
+        if new.is_empty() {
+            return Ok(None);
+        }
+        // a note added counts as listed, so the next one finds the same list
+        for (target, _) in &new {
+            links.insert(target.to_lowercase(), usize::MAX);
+        }
+        let changed = ctx.gate.edit(&map, "folder note: list filed notes", |t| {
+            let mut text = t.to_string();
+            for (target, link) in &new {
+                match listing::add_to_hand_list(&text, &links, target, link) {
+                    Some(longer) => text = longer,
+                    None => break,
+                }
+            }
+            text
+        })?;
+        return Ok(changed.then_some(map));
+    }
+    Ok(None)
+}
+
+/// The notes of `folder` (in it or below) the map at index `map` links to, by link target as
+/// written there.
+fn folder_links(vault: &Vault, map: usize, folder: &str) -> listing::FolderLinks {
+    let prefix = format!("{folder}/");
+    vault.notes[map]
+        .wikilinks
+        .iter()
+        .zip(&vault.resolved[map])
+        .filter_map(|(link, to)| {
+            let n = to.file().and_then(|f| vault.note_of_file(f))?;
+            (n != map && vault.notes[n].path.starts_with(&prefix))
+                .then(|| (link.target.to_lowercase(), n))
+        })
+        .collect()
+}
+
+/// The filed notes (paths) that the map at `map_path`, whose text is `text`, does not link to
+/// anywhere yet, each with its link target and the wikilink that lists it: `[[name]]`, or
+/// `[[path|name]]` when another note has that name.
+fn unlisted(
+    vault: &Vault,
+    map_path: &str,
+    text: &str,
+    note_paths: &[String],
+) -> Vec<(String, String)> {
+    let map = vault.note_index(map_path);
+    let lower = text.to_lowercase();
+    let mut out: Vec<(String, String)> = Vec::new();
+    for path in note_paths {
+        let stem = path.trim_end_matches(".md");
+        let name = stem.rsplit('/').next().unwrap_or(stem);
+        let linked = vault
+            .note_index(path)
+            .is_some_and(|n| vault.links_to(n).iter().any(|(src, _)| Some(*src) == map));
+        if linked || mentions(&lower, name) || out.iter().any(|(t, _)| t == name || t == stem) {
+            continue;
+        }
+        if vault.files.notes_named(name) > 1 {
+            out.push((stem.to_string(), format!("[[{stem}|{name}]]")));
+        } else {
+            out.push((name.to_string(), format!("[[{name}]]")));
+        }
+    }
+    out
+}
+
+/// Whether the lowercased text of a map links to a note called `name` in any form Obsidian
+/// reads — `[[name]]`, `[[name|…]]`, `[[name#…]]`, `[[folder/name]]`, `[text](name.md)`, a
+/// link inside a comment or a generated region too — whether or not it resolves there.
+fn mentions(lower: &str, name: &str) -> bool {
+    let name = name.to_lowercase();
+    let encoded = name.replace(' ', "%20");
+    let forms = [
+        format!("[[{name}]]"),
+        format!("[[{name}|"),
+        format!("[[{name}#"),
+        format!("[[{name}.md"),
+        format!("/{name}]]"),
+        format!("/{name}|"),
+        format!("/{name}#"),
+        format!("/{name}.md"),
+        format!("({name}.md"),
+        format!("({encoded}.md"),
+        format!("/{encoded}.md"),
+        format!("<{name}.md"),
+    ];
+    forms.iter().any(|f| lower.contains(f.as_str()))
 }
 
 /// Notes filed before their MOCs are brought up to date: a run stopped in between leaves at
@@ -169,9 +317,19 @@ impl MocBatch {
     }
 }
 
+/// The headings of the section a MOC lists its notes under (lowercase).
+const NOTES_HEADINGS: [&str; 2] = ["## notes", "## key notes"];
+
 /// Inserts a list line at the end of the `## Notes` section (or at the end of the text).
 pub(crate) fn insert_under_notes(text: &str, line: &str) -> String {
-    insert_under_heading(text, &["## notes", "## key notes"], "## Notes", line)
+    insert_under_heading(text, &NOTES_HEADINGS, "## Notes", line)
+}
+
+/// [`insert_under_notes`], or `None` when the line would land inside or below a region the
+/// note marks as generated or not to edit.
+fn insert_under_notes_outside_regions(text: &str, line: &str) -> Option<String> {
+    let at = section_insert_at(text, &NOTES_HEADINGS).unwrap_or(text.len());
+    (!Regions::of(text).forbids(at)).then(|| insert_under_notes(text, line))
 }
 
 /// Inserts a list line at the end of the first section whose heading is one of `headings`
@@ -182,8 +340,7 @@ pub(crate) fn insert_under_heading(
     new_heading: &str,
     line: &str,
 ) -> String {
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let Some(mut at) = section_end(&lines, headings) else {
+    let Some(at) = section_insert_at(text, headings) else {
         let mut out = text.to_string();
         if !out.ends_with('\n') && !out.is_empty() {
             out.push('\n');
@@ -195,18 +352,25 @@ pub(crate) fn insert_under_heading(
         out.push('\n');
         return out;
     };
-    // before blank lines that end the section
-    while at > 0 && lines[at - 1].trim().is_empty() {
-        at -= 1;
-    }
-    let mut out: String = lines[..at].concat();
+    let mut out = text[..at].to_string();
     if !out.ends_with('\n') && !out.is_empty() {
         out.push('\n');
     }
     out.push_str(line);
     out.push('\n');
-    out.push_str(&lines[at..].concat());
+    out.push_str(&text[at..]);
     out
+}
+
+/// The byte offset where a line goes at the end of the first section under one of
+/// `headings`, before the blank lines that end it; `None` when there is no such section.
+fn section_insert_at(text: &str, headings: &[&str]) -> Option<usize> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut at = section_end(&lines, headings)?;
+    while at > 0 && lines[at - 1].trim().is_empty() {
+        at -= 1;
+    }
+    Some(lines[..at].iter().map(|l| l.len()).sum())
 }
 
 /// The line index where the section under one of `headings` ends, if there is one.

@@ -15,6 +15,7 @@ pub mod modelonly;
 pub mod onboard;
 pub mod planner;
 pub mod postman;
+pub(crate) mod regions;
 pub mod scribe;
 pub mod seeker;
 pub mod sorter;

@@ -1,7 +1,9 @@
 //! The sorter and `/inbox-triage`: file every inbox note where it belongs, with evidence.
 
 mod decide;
+mod keys;
 mod model;
+mod scope;
 mod triage;
 mod trust;
 
@@ -45,6 +47,11 @@ pub(crate) fn inbox_triage(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
 
 /// The sorter agent: triage, or one of its modes (project pulse, priority triage).
 pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+    // handed work by another agent, the sorter files what that request created: the user's
+    // words were for the other agent, and name none of its modes
+    if ctx.step.suggested_by.is_some() {
+        return triage(ctx, "sorter");
+    }
     if ctx.asks(&[
         "project pulse",
         "pulse",

@@ -6,7 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use rustc_hash::FxHashSet;
 
 use super::decide::{self, Decision, Scene};
+use super::keys::LazyKeys;
 use super::model::{self, Choice, ModelPass, Unsure};
+use super::scope::Scope;
 use super::trust::{Kind, Tally, Trust};
 use crate::agents::common::{self, suggestion};
 use crate::agents::filing::{self, Learned};
@@ -18,7 +20,6 @@ use crate::lang::Lang;
 use crate::tr;
 use crate::vault::Vault;
 use crate::vault::classify;
-use crate::vault::edit::yaml_scalar;
 
 /// Words asking the sorter to give filed notes the naming convention.
 const RENAME_WORDS: &[&str] = &[
@@ -95,10 +96,15 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
     }
     let rename = ctx.asks(RENAME_WORDS);
     let homes = decide::homes(&ctx.config.folders, |d| ctx.gate.subdirs(d));
+    let scope = Scope::of(ctx);
     let queue: Vec<String> = inbox_notes(ctx)
         .into_iter()
         .map(|i| ctx.gate.vault().notes[i].path.clone())
+        .filter(|p| scope.takes(p))
         .collect();
+    if queue.is_empty() && scope.is_partial() {
+        return Ok(nothing_created(ctx));
+    }
     // the vault's own filed notes are the examples: learned once per run, when the first
     // note without explicit evidence needs them
     let mut learned: Option<Option<Learned>> = None;
@@ -112,6 +118,7 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
         homes: &homes,
         rename,
         label,
+        keys: LazyKeys::default(),
     };
     let stayed = file_in_passes(
         ctx,
@@ -152,12 +159,13 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
     t.distrusted = trust.map(|t| t.distrusted()).unwrap_or_default();
     let learned = learned.as_ref().and_then(Option::as_ref);
     t.model = model::pass(ctx, unsure, learned, &homes);
-    file_model_choices(ctx, label, rename, &mut t, &mut batch)?;
+    file_model_choices(ctx, &judges, &mut t, &mut batch)?;
     batch.flush(ctx)?;
     t.mocs = std::mem::take(&mut batch.updated);
     t.mocs_not_written = std::mem::take(&mut batch.not_written);
     t.interlinked = interlinked(ctx.gate.vault(), &t.filed);
     t.archive = common::notes_in(&ctx.gate.vault().notes, &inbox)
+        .filter(|_| !scope.is_partial())
         .filter(|(_, n)| {
             common::last_touched(n).is_some_and(|d| common::days_between(d, ctx.now.date()) >= 30)
         })
@@ -169,11 +177,26 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
         ctx.data = Some(serde_json::json!({ "model": pass.data() }));
     }
     ctx.handoffs.extend(suggestions(&t));
+    let mut text = render(&t, &today, ctx.lang);
+    if scope.is_partial() {
+        text.push_str(&tr!(ctx.lang, "triage.scoped"));
+    }
     Ok(NativeOutput {
         attention: t.left.len() > t.left_after_model || !t.mocs_not_written.is_empty(),
-        text: render(&t, &today, ctx.lang),
+        text,
         postit,
     })
+}
+
+/// A hand-off after a request that created no inbox note: nothing of the inbox is filed.
+fn nothing_created(ctx: &Ctx) -> NativeOutput {
+    let mut text = tr!(ctx.lang, "triage.heading", date = ctx.today());
+    text.push_str(&tr!(ctx.lang, "triage.scoped.none"));
+    NativeOutput {
+        text,
+        postit: ctx.postit.clone().unwrap_or_default(),
+        attention: false,
+    }
 }
 
 /// What a triage decides with, besides the vault.
@@ -182,6 +205,8 @@ struct Judges<'a> {
     rename: bool,
     /// Who files, in the agent log.
     label: &'a str,
+    /// The filing keys this vault uses.
+    keys: LazyKeys,
 }
 
 /// A note that stayed: its path, its title, and the decision that kept it or why crew could
@@ -218,7 +243,7 @@ fn file_in_passes(
                 stayed.push((path, title, Ok(decision)));
                 continue;
             };
-            match file_note(ctx, i, &dest, judges.rename, &decision)? {
+            match file_note(ctx, i, &dest, judges, &decision)? {
                 Err(why) => stayed.push((path, title, Err(why))),
                 Ok(done) => record(ctx, judges.label, &dest, done, t, batch)?,
             }
@@ -293,8 +318,7 @@ fn record(
 /// folder still exists and is a home; every other note it saw stays, with why.
 fn file_model_choices(
     ctx: &mut Ctx,
-    label: &str,
-    rename: bool,
+    judges: &Judges,
     t: &mut Triage,
     batch: &mut MocBatch,
 ) -> Result<(), GateError> {
@@ -322,10 +346,10 @@ fn file_model_choices(
                     missing: None,
                     ignored: Vec::new(),
                 };
-                match file_note(ctx, i, dest, rename, &decision)? {
+                match file_note(ctx, i, dest, judges, &decision)? {
                     Ok(done) => {
                         pass.filed.push((c.title.clone(), dest.clone()));
-                        record(ctx, label, dest, done, t, batch)?;
+                        record(ctx, judges.label, dest, done, t, batch)?;
                         None
                     }
                     Err(why) => Some(why),
@@ -414,9 +438,10 @@ fn file_note(
     ctx: &mut Ctx,
     i: usize,
     dest: &str,
-    rename: bool,
+    judges: &Judges,
     decision: &Decision,
 ) -> Result<Result<(Filed, Option<String>), String>, GateError> {
+    let rename = judges.rename;
     let note = ctx.gate.vault().notes[i].clone();
     let title = note.name().to_string();
     let today = ctx.today();
@@ -440,16 +465,18 @@ fn file_note(
         return Ok(Err(format!("crew could not file it: {e}")));
     }
     // status first, in the inbox: a run killed between the two steps leaves a note that a
-    // re-run files again, never a filed note still marked `inbox`
+    // re-run files again, never a filed note still marked `inbox`; only the keys the vault's
+    // conventions ask for
     let mark = ctx.gate.mark();
-    let marked = ctx.gate.set_frontmatter(
-        &note.path,
-        &[
-            ("status", Some("filed".into())),
-            ("filed-date", Some(today)),
-            ("location", Some(yaml_scalar(dest))),
-        ],
-    );
+    let keys = judges
+        .keys
+        .get(ctx)
+        .for_note(&note, dest, &today, &ctx.config.folders);
+    let marked = if keys.is_empty() {
+        Ok(false)
+    } else {
+        ctx.gate.set_frontmatter(&note.path, &keys)
+    };
     let outcome = match marked.and_then(|_| ctx.gate.move_file(&note.path, &wanted)) {
         Ok(o) => o,
         Err(e) => {
