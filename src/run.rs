@@ -40,6 +40,8 @@ pub struct Options {
     pub command: String,
     /// Vault paths the agents must not touch in this run (notes still being written).
     pub hold: Vec<String>,
+    /// `crew triage --into FOLDER NOTE…`: the user files these inbox notes into that folder.
+    pub file_into: Option<crate::agents::sorter::into::FileInto>,
     /// The `crew chat` session this request is a turn of (kept in the run log).
     pub session: Option<String>,
     /// What a chat turn adds: the conversation, a result set to refine, interview answers.
@@ -237,6 +239,7 @@ impl CrewExecutor<'_> {
             now: self.now,
             apply: self.opts.apply,
             hold: &self.opts.hold,
+            file_into: self.opts.file_into.as_ref(),
             log: Vec::new(),
             fix_only: self.opts.fix_only.clone(),
             data: None,

@@ -513,3 +513,112 @@ fn another_vaults_notes_mostly_stay_in_the_inbox() {
         );
     }
 }
+
+/// Inbox notes no folder is like that share a topic get a proposed new folder, with the
+/// command that makes it; nothing moves until the user runs it, and undo takes it back.
+#[test]
+fn notes_sharing_a_topic_no_folder_has_get_a_proposed_folder() {
+    let v = topical_vault(&[
+        (
+            "00-Inbox/Orion nebula.md",
+            "Saw the Orion nebula through the telescope; the eyepiece fogged up.\n",
+        ),
+        (
+            "00-Inbox/Saturn rings.md",
+            "Saturn's rings in the telescope at midnight, a steady eyepiece, clear sky.\n",
+        ),
+        (
+            "00-Inbox/Andromeda.md",
+            "Andromeda galaxy: a faint smudge in the telescope with the wide eyepiece.\n",
+        ),
+        ("00-Inbox/Call mum.md", "Call mum on Sunday.\n"),
+    ]);
+    // the notes, crew's post-its and log left aside
+    let notes = |root: &std::path::Path| {
+        let mut s = snapshot(root);
+        s.retain(|k, _| !k.starts_with("Meta/") && !k.starts_with(".crew"));
+        s
+    };
+    let before = notes(v.path());
+    let text = file_my_notes(v.path());
+    assert_eq!(notes(v.path()), before, "a proposal moves nothing: {text}");
+    assert!(text.contains("New folders to consider"), "{text}");
+    let line = text
+        .lines()
+        .find(|l| {
+            l.contains("notes sharing eyepiece, telescope")
+                || l.contains("notes sharing telescope, eyepiece")
+        })
+        .unwrap_or_else(|| panic!("no proposal named from the shared words: {text}"));
+    // named from one of the shared words, at the root where this vault keeps its topics
+    let folder = line
+        .split('`')
+        .nth(1)
+        .unwrap_or_default()
+        .trim_end_matches('/')
+        .to_string();
+    assert!(
+        ["Eyepiece", "Telescope"].contains(&folder.as_str()),
+        "{line}"
+    );
+    assert!(
+        line.contains("Orion nebula") && line.contains("Andromeda") && !line.contains("Call mum"),
+        "{line}"
+    );
+    // the printed command, run as printed by a shell
+    let command = line
+        .rsplit_once("to make it: `")
+        .map(|(_, c)| c.trim_end_matches('`'))
+        .unwrap_or_else(|| panic!("no command: {line}"));
+    let bin = assert_cmd::cargo::cargo_bin("crew");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(command.replacen("crew", &format!("'{}'", bin.display()), 1))
+        .current_dir(v.path())
+        .env_remove("CREW_VAULT")
+        .output()
+        .expect("sh");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for name in ["Orion nebula", "Saturn rings", "Andromeda"] {
+        assert!(
+            v.path().join(format!("{folder}/{name}.md")).is_file(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    assert!(v.path().join("00-Inbox/Call mum.md").is_file());
+    let undo = crew(v.path()).arg("undo").output().expect("undo");
+    assert!(
+        undo.status.success(),
+        "{}",
+        String::from_utf8_lossy(&undo.stderr)
+    );
+    assert_eq!(notes(v.path()), before, "undo takes the new folder back");
+    assert!(!v.path().join(&folder).exists());
+}
+
+#[test]
+fn into_names_only_inbox_notes() {
+    let v = topical_vault(&[("00-Inbox/Loose.md", "a loose thought\n")]);
+    let out = crew(v.path())
+        .args([
+            "triage",
+            "--into",
+            "Ideas",
+            "Loose",
+            "Kitchen/Recipes/Note 0 flour.md",
+        ])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(v.path().join("Ideas/Loose.md").is_file(), "{text}");
+    assert!(
+        v.path().join("Kitchen/Recipes/Note 0 flour.md").is_file(),
+        "{text}"
+    );
+    assert!(text.contains("not a note of the inbox"), "{text}");
+}

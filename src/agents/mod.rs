@@ -41,6 +41,8 @@ pub struct Ctx<'a> {
     pub apply: bool,
     /// Vault paths not to touch in this run (notes still being written).
     pub hold: &'a [String],
+    /// `crew triage --into FOLDER NOTE…`: the notes the user files, and where.
+    pub file_into: Option<&'a sorter::into::FileInto>,
     /// Lines for `Meta/agent-log.md`, written once when the agent is done.
     pub log: Vec<String>,
     /// `maintain --fix --only KIND`: just these fix kinds, without the size cap.

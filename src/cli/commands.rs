@@ -239,6 +239,8 @@ pub struct AskFlags {
     pub max_depth: Option<usize>,
     pub fix: bool,
     pub yes: bool,
+    /// `crew triage --into`: file these inbox notes into that folder.
+    pub file_into: Option<crew::agents::sorter::into::FileInto>,
 }
 
 pub fn ask(g: &Global, message: &str, flags: AskFlags) -> anyhow::Result<u8> {
@@ -252,6 +254,7 @@ pub fn ask(g: &Global, message: &str, flags: AskFlags) -> anyhow::Result<u8> {
         apply: flags.fix,
         command: "ask".into(),
         lang: g.lang,
+        file_into: flags.file_into,
         ..Options::default()
     };
     let spinner = Spinner::start(g.json, "reading the vault");

@@ -178,6 +178,13 @@ pub enum Command {
         /// Which notes --evaluate picks.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// File the named inbox notes into FOLDER (made when missing): how a proposed new
+        /// folder is applied.
+        #[arg(long, value_name = "FOLDER", requires = "notes", conflicts_with_all = ["calibrate", "evaluate"])]
+        into: Option<String>,
+        /// The inbox notes --into files (paths, or file names).
+        #[arg(value_name = "NOTE", requires = "into")]
+        notes: Vec<String>,
         /// Show what filing would do; change nothing.
         #[arg(long)]
         dry_run: bool,
@@ -418,6 +425,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<u8> {
                 max_depth: max_depth.map(usize::from),
                 fix,
                 yes,
+                file_into: None,
             },
         ),
         Command::Route { message } => commands::route(&g, &message.join(" ")),
@@ -439,7 +447,15 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<u8> {
             evaluate,
             seed,
             dry_run,
-        } => unattended::triage(&g, calibrate, evaluate, seed, dry_run),
+            into,
+            notes,
+        } => {
+            let file_into = into.map(|folder| crew::agents::sorter::into::FileInto {
+                folder: folder.trim_matches('/').to_string(),
+                notes,
+            });
+            unattended::triage(&g, calibrate, evaluate, seed, dry_run, file_into)
+        }
         Command::Watch { poll, once, settle } => unattended::watch(&g, poll, once, settle),
         Command::Schedule { action } => unattended::schedule(&g, action),
         Command::Undo {

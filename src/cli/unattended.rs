@@ -143,6 +143,7 @@ pub fn triage(
     evaluate: Option<usize>,
     seed: u64,
     dry_run: bool,
+    file_into: Option<crew::agents::sorter::into::FileInto>,
 ) -> anyhow::Result<u8> {
     let crew = crew_to_run(g)?;
     if let Some(n) = evaluate {
@@ -218,9 +219,11 @@ pub fn triage(
             dry_run,
             agent: Some("inbox-triage".into()),
             model: None,
-            max_depth: None,
+            // the user's own placement is the whole request: nothing chains after it
+            max_depth: file_into.as_ref().map(|_| 1),
             fix: false,
             yes: false,
+            file_into,
         },
     )
 }

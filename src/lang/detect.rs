@@ -530,6 +530,14 @@ const LETTERS: &[(char, &[Lang])] = &[
 ];
 
 /// The language of `message`, when its words say so clearly.
+/// Whether `word` (lower-case) is a function word of one of the crew's languages ("the",
+/// "und", "della"): a word that says nothing of a note's topic.
+pub fn function_word(word: &str) -> bool {
+    static ALL: std::sync::LazyLock<std::collections::HashSet<&'static str>> =
+        std::sync::LazyLock::new(|| WORDS.iter().flat_map(|(_, w)| w.iter().copied()).collect());
+    ALL.contains(word)
+}
+
 pub fn detect(message: &str) -> Option<Lang> {
     let unspaced = message.chars().filter(|&c| is_unspaced_script(c)).count();
     if unspaced > 0 && message.chars().any(is_japanese) {

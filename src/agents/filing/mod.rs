@@ -143,6 +143,11 @@ impl Learned {
         self.calibration.files(g)
     }
 
+    /// Whether no folder of the vault is like the note at `idx` (whose text is `text`).
+    pub(crate) fn is_homeless(&self, vault: &Vault, idx: usize, text: &str) -> bool {
+        !self.calibration.at_home(&self.guess(vault, idx, text))
+    }
+
     /// Why a note stays: no folder is like it, or the two best candidates with their evidence.
     pub(crate) fn unsure_reason(&self, g: &Guess) -> String {
         let show = |s: &classify::FolderScore| {

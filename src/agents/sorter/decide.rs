@@ -24,6 +24,19 @@ pub(crate) struct Decision {
     pub ignored: Vec<Kind>,
 }
 
+impl Decision {
+    /// The user's own decision (`crew triage --into FOLDER`).
+    pub(crate) fn asked(folder: &str) -> Decision {
+        Decision {
+            dest: Some(folder.to_string()),
+            confidence: 100,
+            evidence: format!("asked: into {folder}"),
+            missing: None,
+            ignored: Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Candidate {
     folder: String,

@@ -1,6 +1,8 @@
 //! The sorter and `/inbox-triage`: file every inbox note where it belongs, with evidence.
 
 mod decide;
+mod homeless;
+pub mod into;
 mod keys;
 mod model;
 mod scope;

@@ -6,6 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use rustc_hash::FxHashSet;
 
 use super::decide::{self, Decision, Scene};
+use super::homeless;
+use super::into;
 use super::keys::LazyKeys;
 use super::model::{self, Choice, ModelPass, Unsure};
 use super::scope::Scope;
@@ -56,6 +58,8 @@ struct Triage {
     mocs_not_written: Vec<String>,
     /// Notes filed under another name because theirs was taken.
     clashes: Vec<String>,
+    /// New folders proposed for notes no folder is like.
+    proposals: Vec<homeless::Proposal>,
     /// Notes filed together that link to each other.
     interlinked: BTreeSet<String>,
     /// Inbox notes untouched for 30 days or more (listed, never moved).
@@ -97,11 +101,16 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
     let rename = ctx.asks(RENAME_WORDS);
     let homes = decide::homes(&ctx.config.folders, |d| ctx.gate.subdirs(d));
     let scope = Scope::of(ctx);
-    let queue: Vec<String> = inbox_notes(ctx)
+    let into = ctx.file_into;
+    let mut queue: Vec<String> = inbox_notes(ctx)
         .into_iter()
         .map(|i| ctx.gate.vault().notes[i].path.clone())
         .filter(|p| scope.takes(p))
         .collect();
+    let mut t = Triage::default();
+    if let Some(into) = into {
+        t.left = only_named(&mut queue, into);
+    }
     if queue.is_empty() && scope.is_partial() {
         return Ok(nothing_created(ctx));
     }
@@ -111,14 +120,13 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
     // what the filed notes say of each kind of explicit evidence: measured before anything
     // moves, on the first note
     let mut trust: Option<Trust> = None;
-    let mut t = Triage::default();
     let mut batch = MocBatch::default();
-    let mut unsure: Vec<Unsure> = Vec::new();
     let judges = Judges {
         homes: &homes,
         rename,
         label,
         keys: LazyKeys::default(),
+        into: into.map(|i| i.folder.as_str()),
     };
     let stayed = file_in_passes(
         ctx,
@@ -128,36 +136,13 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
         &mut t,
         &mut batch,
     )?;
-    for (path, title, decided) in stayed {
-        let mut decision = match decided {
-            Ok(decision) => decision,
-            Err(why) => {
-                t.left.push((title, why));
-                continue;
-            }
-        };
-        if !decision.ignored.is_empty() {
-            let kinds: Vec<&str> = decision.ignored.iter().map(|k| k.label()).collect();
-            decision.evidence = format!(
-                "{}; not used: {} (this vault files such notes elsewhere)",
-                decision.evidence,
-                kinds.join(", ")
-            );
-        }
-        if let Some(m) = &decision.missing {
-            t.missing.entry(m.clone()).or_default().push(title.clone());
-        } else if ctx.model.is_some() && readable(ctx, &path) {
-            unsure.push(Unsure {
-                path,
-                title,
-                reason: decision.evidence,
-            });
-            continue;
-        }
-        t.left.push((title, decision.evidence));
-    }
+    let offer_homeless = into.is_none() && !scope.is_partial();
+    let (unsure, maybe_homeless) = sort_out(ctx, stayed, offer_homeless, &mut t);
     t.distrusted = trust.map(|t| t.distrusted()).unwrap_or_default();
     let learned = learned.as_ref().and_then(Option::as_ref);
+    if let Some(l) = learned {
+        t.proposals = propose_homes(ctx, l, &maybe_homeless);
+    }
     t.model = model::pass(ctx, unsure, learned, &homes);
     file_model_choices(ctx, &judges, &mut t, &mut batch)?;
     batch.flush(ctx)?;
@@ -199,6 +184,79 @@ fn nothing_created(ctx: &Ctx) -> NativeOutput {
     }
 }
 
+/// Sorts the notes that stayed: those crew could not move and those waiting for a home go to
+/// the report; the rest are offered to the model (when there is one) and, with
+/// `offer_homeless`, looked at for a new folder. Returns (offered to the model, maybe
+/// homeless).
+fn sort_out(
+    ctx: &Ctx,
+    stayed: Vec<Stayed>,
+    offer_homeless: bool,
+    t: &mut Triage,
+) -> (Vec<Unsure>, Vec<String>) {
+    let mut maybe_homeless: Vec<String> = Vec::new();
+    let mut unsure: Vec<Unsure> = Vec::new();
+    for (path, title, decided) in stayed {
+        let mut decision = match decided {
+            Ok(decision) => decision,
+            Err(why) => {
+                t.left.push((title, why));
+                continue;
+            }
+        };
+        if !decision.ignored.is_empty() {
+            let kinds: Vec<&str> = decision.ignored.iter().map(|k| k.label()).collect();
+            decision.evidence = format!(
+                "{}; not used: {} (this vault files such notes elsewhere)",
+                decision.evidence,
+                kinds.join(", ")
+            );
+        }
+        if decision.missing.is_none() && offer_homeless {
+            maybe_homeless.push(path.clone());
+        }
+        if let Some(m) = &decision.missing {
+            t.missing.entry(m.clone()).or_default().push(title.clone());
+        } else if ctx.model.is_some() && readable(ctx, &path) {
+            unsure.push(Unsure {
+                path,
+                title,
+                reason: decision.evidence,
+            });
+            continue;
+        }
+        t.left.push((title, decision.evidence));
+    }
+    (unsure, maybe_homeless)
+}
+
+/// Keeps in `queue` the inbox notes `into` names; the names that are no inbox note stay, with
+/// why.
+fn only_named(queue: &mut Vec<String>, into: &into::FileInto) -> Vec<(String, String)> {
+    queue.retain(|p| into.names(p));
+    into.notes
+        .iter()
+        .filter(|n| !queue.iter().any(|p| into::same(p, n)))
+        .map(|n| (n.clone(), "not a note of the inbox".into()))
+        .collect()
+}
+
+/// New folders for the notes in `paths` that no folder is like and that share a topic.
+fn propose_homes(ctx: &Ctx, learned: &Learned, paths: &[String]) -> Vec<homeless::Proposal> {
+    let vault = ctx.gate.vault();
+    let homeless: Vec<(String, String)> = paths
+        .iter()
+        .filter_map(|p| {
+            let i = vault.note_index(p)?;
+            let text = ctx.gate.read_text(p)?;
+            learned
+                .is_homeless(vault, i, &text)
+                .then(|| (p.clone(), text))
+        })
+        .collect();
+    homeless::propose(&homeless, learned, &|f| ctx.gate.dir_exists(f))
+}
+
 /// What a triage decides with, besides the vault.
 struct Judges<'a> {
     homes: &'a [String],
@@ -207,6 +265,8 @@ struct Judges<'a> {
     label: &'a str,
     /// The filing keys this vault uses.
     keys: LazyKeys,
+    /// `crew triage --into FOLDER`: the folder every note of the queue goes to.
+    into: Option<&'a str>,
 }
 
 /// A note that stayed: its path, its title, and the decision that kept it or why crew could
@@ -237,7 +297,10 @@ fn file_in_passes(
             let Some(i) = ctx.gate.vault().note_index(&path) else {
                 continue;
             };
-            let decision = decide_note(ctx, i, judges.homes, trust, learned);
+            let decision = match judges.into {
+                Some(folder) => Decision::asked(folder),
+                None => decide_note(ctx, i, judges.homes, trust, learned),
+            };
             let title = ctx.gate.vault().notes[i].name().to_string();
             let Some(dest) = decision.dest.clone() else {
                 stayed.push((path, title, Ok(decision)));
@@ -604,6 +667,22 @@ fn render(t: &Triage, today: &str, l: Lang) -> String {
         &t.clashes,
         String::clone,
     );
+    section(&mut out, &tr!(l, "triage.homeless"), &t.proposals, |p| {
+        let names: Vec<&str> = p
+            .notes
+            .iter()
+            .map(|n| n.rsplit('/').next().unwrap_or(n).trim_end_matches(".md"))
+            .collect();
+        tr!(
+            l,
+            "triage.homeless.item",
+            folder = &p.folder,
+            count = p.notes.len(),
+            words = p.words.join(", "),
+            notes = names.join(", "),
+            command = p.command()
+        )
+    });
     if let Some(pass) = &t.model {
         out.push_str(&pass.render());
     }

@@ -59,7 +59,9 @@ const W_SHAPE: f32 = 1.0;
 /// The year and the month of a date in the note's name.
 const W_DATE: f32 = 2.0;
 
-fn tokens(text: &str) -> impl Iterator<Item = &str> + '_ {
+/// The words of `text` as filing reads them: runs of letters and digits, 3 to 30 characters,
+/// not all digits.
+pub fn tokens(text: &str) -> impl Iterator<Item = &str> + '_ {
     text.split(|c: char| !c.is_alphanumeric()).filter(|w| {
         let n = w.chars().count();
         (3..=30).contains(&n) && !w.chars().all(|c| c.is_ascii_digit())
@@ -831,6 +833,9 @@ pub type Example = (usize, String, Vec<(Feature, f32)>);
 /// An example with its kept features by id: (note index, folder, (feature id, raw count)).
 type Counted = (usize, String, Vec<(u32, f32)>);
 
+/// Features with the number of documents holding each.
+type DocCounts = Vec<(Feature, u32)>;
+
 /// A unit-length sparse vector: (feature id, weight), sorted by id.
 type Vector = Vec<(u32, f32)>;
 
@@ -918,6 +923,8 @@ pub struct Model {
     shape_ids: Vec<u32>,
     /// Each folder's signature (feature ids, sorted): see [`SIGNATURE_SHARE`].
     signatures: Vec<Vec<u32>>,
+    /// Features dropped for being in too many notes ([`MAX_DF_SHARE`]).
+    common: FxHashSet<Feature>,
 }
 
 /// How one feature's training notes spread over the folders: what its weight was learned
@@ -987,10 +994,8 @@ impl Model {
         let mut vocab: FxHashMap<Feature, u32> = FxHashMap::default();
         let mut features = Vec::new();
         let mut idf = Vec::new();
-        let mut kept: Vec<(Feature, u32)> = df
-            .into_iter()
-            .filter(|(_, d)| *d <= max_df || n < 20)
-            .collect();
+        let (mut kept, common): (DocCounts, DocCounts) =
+            df.into_iter().partition(|(_, d)| *d <= max_df || n < 20);
         kept.sort_unstable();
         for (f, d) in kept {
             vocab.insert(f, features.len() as u32);
@@ -1019,6 +1024,7 @@ impl Model {
             folder_notes: Vec::new(),
             shape_ids: Vec::new(),
             signatures: Vec::new(),
+            common: FxHashSet::default(),
         };
         // each example's kept features by id, then how much each feature sticks to one folder
         let examples: Vec<Counted> = examples
@@ -1067,6 +1073,7 @@ impl Model {
         for (sum, norm) in &mut model.sums {
             *norm = sum.values().map(|w| w * w).sum();
         }
+        model.common = common.into_iter().map(|(f, _)| f).collect();
         model.pool_kinds();
         model.describe_folders();
         model
@@ -1208,6 +1215,17 @@ impl Model {
             }
         }
         h.finish()
+    }
+
+    /// The share of the notes the model learned from whose text holds `word`.
+    pub fn word_share(&self, word: &str) -> f64 {
+        let f = feature('w', &[word]);
+        if self.common.contains(&f) {
+            return 1.0;
+        }
+        self.vocab.get(&f).map_or(0.0, |&id| {
+            f64::from(self.spread[id as usize].notes) / self.trained_on.max(1) as f64
+        })
     }
 
     /// How many notes the model learned from.
