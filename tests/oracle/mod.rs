@@ -189,6 +189,38 @@ pub fn compare(body: &str) -> Vec<Difference> {
     for r in o.ignored {
         skip[r.start.min(n)..r.end.min(n)].fill(true);
     }
+    differences(body, &crew, &want, &skip)
+}
+
+/// Compares crew's HTML blocks (`html_block_ranges`, where no tag is read) with the oracle's
+/// on `body`, whitespace aside: `crew_says_code` of a difference then means "crew says HTML
+/// block". Indented code blocks are not compared (crew reads them as text, see above).
+pub fn compare_html_blocks(body: &str) -> Vec<Difference> {
+    if body.contains('\r') && body.replace("\r\n", "\n").contains('\r') {
+        return Vec::new();
+    }
+    let n = body.len();
+    let mut crew = vec![false; n];
+    for r in crew::vault::markdown::html_block_ranges(body) {
+        crew[r].fill(true);
+    }
+    let mut want = vec![false; n];
+    let mut skip = vec![false; n];
+    for (ev, r) in Parser::new_ext(body, Options::empty()).into_offset_iter() {
+        match ev {
+            Event::Start(Tag::HtmlBlock) => want[r.start.min(n)..r.end.min(n)].fill(true),
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Indented)) => {
+                skip[r.start.min(n)..r.end.min(n)].fill(true)
+            }
+            _ => {}
+        }
+    }
+    differences(body, &crew, &want, &skip)
+}
+
+/// The stretches of non-blank, compared bytes where `crew` and `want` disagree.
+fn differences(body: &str, crew: &[bool], want: &[bool], skip: &[bool]) -> Vec<Difference> {
+    let n = body.len();
     let b = body.as_bytes();
     let mut out: Vec<Difference> = Vec::new();
     for i in 0..n {

@@ -111,7 +111,7 @@ mod code;
 mod html;
 mod tag_scan;
 
-pub use code::code_ranges;
+pub use code::{code_ranges, html_block_ranges};
 pub use html::html_ranges;
 pub(crate) use tag_scan::tags_outside_links;
 
