@@ -110,10 +110,12 @@ fn memchr_newline(bytes: &[u8]) -> Option<usize> {
 mod code;
 mod html;
 mod math;
+mod tables;
 mod tag_scan;
 
 pub use code::{code_ranges, html_block_ranges};
 pub use html::html_ranges;
+pub(crate) use tables::in_table_row;
 pub use tag_scan::inline_tags;
 
 use memchr::memmem::Finder;

@@ -15,6 +15,7 @@
 
 use std::ops::Range;
 
+use super::tables::table_rows;
 use super::{FIND_MD_LINK, MdLinkScanner, code, html, math, wikilinks};
 
 fn is_tag_char(c: char) -> bool {
@@ -148,68 +149,6 @@ fn merge(sorted: Vec<Range<usize>>) -> Vec<Range<usize>> {
         }
     }
     out
-}
-
-/// The lines of GFM tables: a header row holding `|`, a delimiter row (`|---|:-:|`) with as
-/// many cells, and the rows after it up to a blank line. Block-quote markers before a row are
-/// skipped (tables in callouts). Line ranges without the line break, in order.
-fn table_rows(masked: &str) -> Vec<Range<usize>> {
-    let mut out = Vec::new();
-    let mut prev: Option<Range<usize>> = None;
-    let mut in_table = false;
-    let mut pos = 0;
-    while pos < masked.len() {
-        let end =
-            memchr::memchr(b'\n', &masked.as_bytes()[pos..]).map_or(masked.len(), |n| pos + n);
-        let line = pos..end;
-        pos = end + 1;
-        let content = row_content(&masked[line.clone()]);
-        if content.trim().is_empty() {
-            in_table = false;
-        } else if in_table {
-            out.push(line.clone());
-        } else if let Some(header) = &prev
-            && is_delimiter_row(content)
-            && cells(row_content(&masked[header.clone()])) == Some(cells(content).unwrap_or(0))
-        {
-            out.push(header.clone());
-            out.push(line.clone());
-            in_table = true;
-        }
-        prev = Some(line);
-    }
-    out
-}
-
-/// A line without its block-quote markers and leading spaces.
-fn row_content(line: &str) -> &str {
-    line.trim_start_matches(['>', ' ', '\t'])
-}
-
-/// Only `|`, `-`, `:` and spaces, with a `|` and a `-`.
-fn is_delimiter_row(row: &str) -> bool {
-    let row = row.trim_end_matches('\r');
-    row.contains('|')
-        && row.contains('-')
-        && row
-            .bytes()
-            .all(|c| matches!(c, b'|' | b'-' | b':' | b' ' | b'\t'))
-}
-
-/// The cells of a row holding a `|`: the pieces between unescaped `|`, a leading and a
-/// trailing one aside. `None` for a line without `|`.
-fn cells(row: &str) -> Option<usize> {
-    let row = row.trim_end_matches(['\r', ' ', '\t']);
-    let bytes = row.as_bytes();
-    let pipes: Vec<usize> = memchr::memchr_iter(b'|', bytes)
-        .filter(|&p| p == 0 || bytes[p - 1] != b'\\')
-        .collect();
-    if pipes.is_empty() {
-        return None;
-    }
-    let leading = usize::from(pipes.first() == Some(&0));
-    let trailing = usize::from(pipes.last() == Some(&(bytes.len() - 1)) && bytes.len() > 1);
-    Some(pipes.len() + 1 - leading - trailing)
 }
 
 #[cfg(test)]
