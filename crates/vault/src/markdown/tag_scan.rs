@@ -27,9 +27,16 @@ fn is_tag_char(c: char) -> bool {
 pub fn inline_tags(masked: &str) -> Vec<(Range<usize>, String)> {
     let b = masked.as_bytes();
     let mut out = Vec::new();
-    // most notes hold a `#` only in headings (`# Title`): nothing to look at any closer
-    let may_hold_tags = memchr::memchr_iter(b'#', b)
-        .any(|i| masked[i + 1..].chars().next().is_some_and(is_tag_char));
+    // Most notes hold a `#` only in headings (`# Title`) or URLs (`page#part`): nothing to
+    // look at closer, HTML and math unread. The first tag of a run (`#a#b`) starts after one of
+    // these characters, so a note where no `#` does holds no tag.
+    let may_hold_tags = memchr::memchr_iter(b'#', b).any(|i| {
+        masked[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| c.is_whitespace() || matches!(c, '_' | '|' | '>'))
+            && masked[i + 1..].chars().next().is_some_and(is_tag_char)
+    });
     if !may_hold_tags {
         return out;
     }
