@@ -59,14 +59,14 @@ fn the_nightly_fix_dry_run_lists_what_the_real_run_applies() {
     // after the link fix, a.md and c.md hold the same text: the audit that follows the fixes
     // must read a.md as fixed (from the gate) in the dry run too
     let files = [
-        ("Target Note.md", "# Target\n"),
+        ("Zürich.md", "# Zürich\n"),
         (
             "a.md",
-            "A long shared paragraph about the kitchen tiles and the grout colour. See [[target-note]].\n",
+            "A long shared paragraph about the kitchen tiles and the grout colour. See [[zurich]].\n",
         ),
         (
             "c.md",
-            "A long shared paragraph about the kitchen tiles and the grout colour. See [[Target Note]].\n",
+            "A long shared paragraph about the kitchen tiles and the grout colour. See [[Zürich|zurich]].\n",
         ),
         ("b.md", "---\ntitle: Rust: the book\n---\nbody [[a]]\n"),
     ];

@@ -57,6 +57,48 @@ fn corpora_code_ranges_match_pulldown_cmark() {
     );
 }
 
+/// Where crew reads no tag because it is an HTML block: the same blocks as `pulldown-cmark`'s
+/// on every corpus note.
+#[test]
+fn corpora_html_blocks_match_pulldown_cmark() {
+    let Some(shared) = common::shared() else {
+        common::skipped("../shared is absent, so the corpus HTML block test did not run");
+        return;
+    };
+    let root = shared.join("corpora/vaults");
+    let (mut compared, mut blocks) = (0, 0);
+    let mut failures = Vec::new();
+    for e in walkdir::WalkDir::new(&root).into_iter().flatten() {
+        let p = e.path();
+        if !e.file_type().is_file() || p.extension().is_none_or(|x| x != "md") {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(p) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let body = body(&text);
+        compared += 1;
+        blocks += crew::vault::markdown::html_block_ranges(body).len();
+        let diffs = oracle::compare_html_blocks(body);
+        if !diffs.is_empty() {
+            failures.push(format!(
+                "{}:\n{}",
+                p.strip_prefix(&root).unwrap_or(p).display(),
+                oracle::describe(body, &diffs)
+            ));
+        }
+    }
+    println!("compared the HTML blocks of {compared} notes ({blocks} blocks) with pulldown-cmark");
+    assert!(compared > 0);
+    assert!(
+        failures.is_empty(),
+        "{} of {compared} notes differ (\"code\" is \"HTML block\" here):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
 /// Lines built from the pieces that decide code: container prefixes, block starts, backtick
 /// runs, escapes, links.
 fn adversarial() -> impl Strategy<Value = String> {
@@ -150,5 +192,7 @@ proptest! {
         prop_assume!(!oracle::skipped_when_generated(&text));
         let diffs = oracle::compare(&text);
         prop_assert!(diffs.is_empty(), "{}", oracle::describe(&text, &diffs));
+        let diffs = oracle::compare_html_blocks(&text);
+        prop_assert!(diffs.is_empty(), "HTML blocks:\n{}", oracle::describe(&text, &diffs));
     }
 }

@@ -60,18 +60,15 @@ fn read(dir: &Path, p: &str) -> String {
     std::fs::read_to_string(dir.join(p)).unwrap_or_else(|e| panic!("{p}: {e}"))
 }
 
-/// `count` notes, each linking to `Target Note` spelled `target-note`: a broken link with one
-/// plausible target apiece.
+/// `count` notes, each linking to `Zürich` spelled `zurich`: a broken link with a safe fix
+/// apiece (only an accent differs).
 fn vault_with_case_broken_links(count: usize, others: usize) -> assert_fs::TempDir {
-    let mut files: Vec<(String, String)> = vec![("Target Note.md".into(), "# Target\n".into())];
+    let mut files: Vec<(String, String)> = vec![("Zürich.md".into(), "# Zürich\n".into())];
     for i in 0..count {
-        files.push((format!("n{i}.md"), format!("See [[target-note]] ({i}).\n")));
+        files.push((format!("n{i}.md"), format!("See [[zurich]] ({i}).\n")));
     }
     for i in 0..others {
-        files.push((
-            format!("o{i}.md"),
-            format!("Plain note {i} [[Target Note]].\n"),
-        ));
+        files.push((format!("o{i}.md"), format!("Plain note {i} [[Zürich]].\n")));
     }
     common::vault_of(&files)
 }
@@ -115,7 +112,7 @@ fn a_fix_kind_over_the_cap_is_held_back_with_its_command() {
     for i in 0..8 {
         assert_eq!(
             read(v.path(), &format!("n{i}.md")),
-            format!("See [[Target Note]] ({i}).\n")
+            format!("See [[Zürich|zurich]] ({i}).\n")
         );
     }
     crew(v.path())
@@ -140,7 +137,7 @@ fn dry_run_lists_every_change_and_writes_nothing() {
     for i in 0..3 {
         assert!(
             text.contains(&format!(
-                "  M n{i}.md  (broken-links: [[target-note]] → [[Target Note]])"
+                "  M n{i}.md  (broken-links: [[zurich]] → [[Zürich|zurich]])"
             )),
             "{text}"
         );
@@ -159,16 +156,13 @@ fn dry_run_lists_every_change_and_writes_nothing() {
 #[test]
 fn templates_are_never_edited() {
     let v = vault(&[
-        ("Target Note.md", "# Target\n"),
-        (
-            "Templates/Daily.md",
-            "---\ndate: x\n---\nSee [[target-note]]\n",
-        ),
+        ("Zürich.md", "# Zürich\n"),
+        ("Templates/Daily.md", "---\ndate: x\n---\nSee [[zurich]]\n"),
         (
             "Journal/Stamp.md",
-            "Made <% tp.date.now() %> — see [[target-note]] and {{title}}\n",
+            "Made <% tp.date.now() %> — see [[zurich]] and {{title}}\n",
         ),
-        ("Journal/Real.md", "See [[target-note]]\n"),
+        ("Journal/Real.md", "See [[zurich]]\n"),
     ]);
     assert_eq!(fix_and_diff(v.path()), vec!["Journal/Real.md"]);
 }

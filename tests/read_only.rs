@@ -62,7 +62,8 @@ fn the_nightly_fix_skips_a_read_only_note_and_still_writes_its_report() {
     );
     assert_eq!(
         std::fs::read_to_string(v.path().join("02-Areas/Cooking/Open.md")).expect("read"),
-        "# Open\n\n[[Recipe 2]]\n"
+        "# Open\n\n[[Recipe 2|Recípe 2]]\n",
+        "repaired, showing the text it showed"
     );
     let reports: Vec<_> = std::fs::read_dir(v.path().join("Meta/health-reports"))
         .expect("the report was written")

@@ -99,9 +99,10 @@ fn fix_merges_in_frontmatter_and_body_only_and_undo_restores_bytes() {
         kitchen,
         "---\ntitle: Kitchen\ntags:\n  - moc\n  - project-plan # keep\n---\n\
         # Kitchen #moc\n\nWe plan #project-plan and #area/home-care.\n\
-        `#moc` in code, [[Moc#MOC]] and [see #MOC](x.md) are links.\n\
+        `#moc` in code, [[Moc#MOC]] and [see #moc](x.md) are links.\n\
         <span style=\"color: #ffcc00\">gold</span>\n",
-        "frontmatter list, comment, inline tags and nesting; code, links and CSS untouched"
+        "frontmatter list, comment, inline tags, nesting and a link's text (Obsidian reads a \
+        tag there); code, wikilinks and CSS untouched"
     );
     let other = std::fs::read_to_string(v.join("Other.md")).expect("read");
     assert_eq!(
@@ -176,6 +177,48 @@ fn colours_in_css_and_html_are_not_tags() {
     cmd.args(["--json", "vault", "stats"]);
     let stats = json_of(&mut cmd);
     assert_eq!(stats["tags_distinct"], 2);
+}
+
+/// The symptom of issue #33 on a real vault: an HTML table of colour codes showed in the tag
+/// garden as 18 tags "used once — typo?". Obsidian reads no tag inside HTML, math or after
+/// punctuation; it does in a link's text and a table cell.
+#[test]
+fn an_html_table_of_colours_holds_no_tags() {
+    let colours = [
+        "ff0000", "00ff00", "0000ff", "ffff00", "00ffff", "ff00ff", "c0c0c0", "808080", "800000",
+        "808000", "008000", "800080", "008080", "000080", "ffa500", "a52a2a", "deb887", "5f9ea0",
+    ];
+    let cells: String = colours
+        .iter()
+        .enumerate()
+        .map(|(i, c)| match i % 3 {
+            0 => format!("<tr><td>#{c}</td><td style=\"background: #{c}\"></td></tr>\n"),
+            1 => format!("<tr><td> #{c} </td></tr>\n"),
+            _ => format!("<tr>\n<td>\n#{c}\n</td>\n</tr>\n"),
+        })
+        .collect();
+    let palette = format!(
+        "---\ntags: [design]\n---\n# Palette #design\n\n<table>\n{cells}</table>\n\n\
+        Prices $a #math$ (#paren) x—#dash \\#escaped, [talk #design](https://x.y)\n\n\
+        |name|tag|\n|-|-|\n|red|#design|\n"
+    );
+    let dir = common::vault(&[("Palette.md", palette.as_str())]);
+    adopt(dir.path());
+    let mut cmd = crew(dir.path());
+    cmd.arg("--json").arg("ask").arg("tag garden");
+    let out = json_of(&mut cmd);
+    let step = &out["chain"][0];
+    assert_eq!(step["data"]["tags"], 1, "only #design: {out}");
+    let text = out.to_string();
+    for c in colours {
+        assert!(!text.contains(c), "#{c} reported: {text}");
+    }
+    let note = crew::vault::Note::parse_text("Palette.md", &palette);
+    assert_eq!(
+        note.tags,
+        vec!["design"; 4],
+        "heading, link text, table cell, frontmatter"
+    );
 }
 
 #[test]

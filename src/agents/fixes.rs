@@ -1,8 +1,11 @@
 //! The nightly fix: what `crew maintain --fix` may change without asking.
 //!
 //! A safe fix repairs a fault the audit found, and nothing else:
-//! - `broken-links`: a broken link whose target matches exactly one note once case and accents
-//!   are ignored is pointed at that note;
+//! - `broken-links`: a broken link whose target names exactly one note in another spelling of
+//!   the same words (case, accents, Unicode form) or by one of its `aliases` is pointed at that
+//!   note, and keeps the text it showed (`[[zurich]]` → `[[Zürich|zurich]]`): see
+//!   [`crate::analysis::link_fix`]. A dropped space or hyphen, or other words, is only
+//!   proposed in the report;
 //! - `frontmatter`: a frontmatter block that does not parse only because a value holds `: ` (or
 //!   starts with `@`, `` ` `` or `%`) gets that value quoted — kept only when the repaired
 //!   block parses and every repaired key reads back as the exact text it had;
@@ -23,6 +26,7 @@ use crate::analysis::health::Audit;
 use crate::crew::Folders;
 use crate::gate::{Gate, GateError};
 use crate::vault::edit::{self, Replacement};
+use crate::vault::markdown::WikiLink;
 use crate::vault::{Frontmatter, Resolution};
 
 /// The fewest notes a fix kind may always touch; above it the cap is 1 % of the notes.
@@ -136,11 +140,6 @@ impl Plan {
     }
 }
 
-fn name_of(path: &str) -> &str {
-    let f = path.rsplit('/').next().unwrap_or(path);
-    f.strip_suffix(".md").unwrap_or(f)
-}
-
 /// Plans the safe fixes for the faults `audit` found. `only` (from `--only`) limits the kinds
 /// and lifts their cap: the user named them.
 pub fn plan(gate: &Gate, audit: &Audit, folders: &Folders, only: &[FixKind]) -> Plan {
@@ -151,18 +150,17 @@ pub fn plan(gate: &Gate, audit: &Audit, folders: &Folders, only: &[FixKind]) -> 
     if wanted(FixKind::BrokenLinks) {
         let mut by_source: BTreeMap<&str, Vec<(String, String)>> = BTreeMap::new();
         for b in audit.broken.iter().filter(|b| touchable(&b.source)) {
-            if let [one] = b.likely.as_slice() {
-                let to = name_of(one).to_string();
+            if let Some(fix) = &b.fix {
                 let list = by_source.entry(&b.source).or_default();
                 if !list.iter().any(|(t, _)| *t == b.target) {
-                    list.push((b.target.clone(), to));
+                    list.push((b.target.clone(), fix.to.clone()));
                 }
             }
         }
         for (source, links) in by_source {
             let what = links
                 .iter()
-                .map(|(t, to)| format!("[[{t}]] → [[{to}]]"))
+                .map(|(t, to)| format!("[[{t}]] → [[{to}|{t}]]"))
                 .collect::<Vec<_>>()
                 .join(", ");
             by_kind.entry(FixKind::BrokenLinks).or_default().push((
@@ -284,7 +282,7 @@ fn apply_one(ctx: &mut Ctx, fix: &Fix, change: &Change) -> Result<bool, GateErro
                     return Ok(false);
                 };
                 let note = &ctx.gate.vault().notes[i];
-                let reps: Vec<Replacement> = note
+                let broken: Vec<(WikiLink, String)> = note
                     .wikilinks
                     .iter()
                     .zip(&ctx.gate.vault().resolved[i])
@@ -293,16 +291,21 @@ fn apply_one(ctx: &mut Ctx, fix: &Fix, change: &Change) -> Result<bool, GateErro
                         links
                             .iter()
                             .find(|(t, _)| *t == link.target)
-                            .map(|(_, to)| Replacement {
-                                range: link.span.clone(),
-                                with: edit::render_wikilink(link, to),
-                            })
+                            .map(|(_, to)| (link.clone(), to.clone()))
                     })
                     .collect();
-                !reps.is_empty()
-                    && ctx
-                        .gate
-                        .edit(&fix.path, &fix.what, |t| edit::apply_replacements(t, reps))?
+                !broken.is_empty()
+                    && ctx.gate.edit(&fix.path, &fix.what, |t| {
+                        // the gate hands over the text the vault was read from: spans hold
+                        let reps = broken
+                            .iter()
+                            .map(|(link, to)| Replacement {
+                                range: link.span.clone(),
+                                with: edit::retarget_wikilink(t, link, to),
+                            })
+                            .collect();
+                        edit::apply_replacements(t, reps)
+                    })?
             }
             Change::Text(repaired) => ctx.gate.edit(&fix.path, &fix.what, |t| {
                 // only over the text the plan was made from

@@ -18,6 +18,7 @@ use chrono::NaiveDate;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::analysis::link_fix::{FixIndex, SafeFix};
 use crate::analysis::notes::{self as common, fold};
 use crate::crew::Folders;
 use crate::vault::hash::{FNV_OFFSET, fingerprint, fnv1a};
@@ -38,8 +39,27 @@ pub struct BrokenLink {
     pub source: String,
     pub target: String,
     pub embed: bool,
-    /// Candidates whose name matches ignoring case and accents (a safe fix when exactly one).
+    /// Notes whose name matches once case, accents, spaces and punctuation are ignored: what
+    /// the report proposes when there is no safe fix.
     pub likely: Vec<String>,
+    /// The fix `crew maintain --fix` applies unasked ([`crate::analysis::link_fix`]): only
+    /// case, accents or Unicode form differ, or the target is one of the note's aliases.
+    pub fix: Option<SafeFix>,
+}
+
+impl Audit {
+    /// The broken links `crew maintain --fix` repairs unasked, one per link written.
+    pub fn safe_link_fixes(&self) -> usize {
+        self.broken.iter().filter(|b| b.fix.is_some()).count()
+    }
+
+    /// The broken links with a proposal and no safe fix: the report's call, never a change.
+    pub fn proposed_link_fixes(&self) -> usize {
+        self.broken
+            .iter()
+            .filter(|b| b.fix.is_none() && !b.likely.is_empty())
+            .count()
+    }
 }
 
 /// What the audit found.
@@ -116,6 +136,7 @@ pub fn audit(vault: &Vault, source: &dyn NoteSource, f: &Folders, today: NaiveDa
         ..Audit::default()
     };
     let names = NameIndex::of(vault, &owned);
+    let fixes = FixIndex::of(vault, &owned);
     let (linked, incoming) = link_degrees(vault, &owned);
     let boilerplate = boilerplate_lines(vault, source, f, &owned, &mut a.templates);
     let mut bodies = body_prints(vault, source, f, &owned, &a.templates, &boilerplate).into_iter();
@@ -127,7 +148,7 @@ pub fn audit(vault: &Vault, source: &dyn NoteSource, f: &Folders, today: NaiveDa
         if owned[i] {
             continue;
         }
-        check_links(&mut a, vault, i, &names);
+        check_links(&mut a, vault, i, &names, &fixes);
         check_inbox(&mut a, n, f, today);
         by_name
             .entry(n.name().to_lowercase())
@@ -178,13 +199,14 @@ impl<'a> NameIndex<'a> {
         NameIndex(m)
     }
 
-    fn likely(&self, target: &str) -> Vec<String> {
+    /// The notes a broken link may have meant: by name, loosely folded, else by alias.
+    fn likely(&self, target: &str, fixes: &FixIndex) -> Vec<String> {
         let leaf = target.rsplit('/').next().unwrap_or(target);
         let leaf = leaf.strip_suffix(".md").unwrap_or(leaf);
-        self.0
-            .get(&fold(leaf))
-            .map(|v| v.iter().map(|s| s.to_string()).collect())
-            .unwrap_or_default()
+        match self.0.get(&fold(leaf)) {
+            Some(v) => v.iter().map(|s| s.to_string()).collect(),
+            None => fixes.alias_notes(target),
+        }
     }
 }
 
@@ -294,7 +316,7 @@ fn body_prints(
 }
 
 /// Broken links (outside templates, with their likely target) and ambiguous bare names.
-fn check_links(a: &mut Audit, vault: &Vault, i: usize, names: &NameIndex) {
+fn check_links(a: &mut Audit, vault: &Vault, i: usize, names: &NameIndex, fixes: &FixIndex) {
     let n = &vault.notes[i];
     let template = a.templates.contains(&n.path);
     for (link, r) in n.wikilinks.iter().zip(&vault.resolved[i]) {
@@ -304,7 +326,8 @@ fn check_links(a: &mut Audit, vault: &Vault, i: usize, names: &NameIndex) {
                 source: n.path.clone(),
                 target: link.target.clone(),
                 embed: link.embed,
-                likely: names.likely(&link.target),
+                likely: names.likely(&link.target, fixes),
+                fix: fixes.safe_fix(&link.target, link.embed),
             }),
             Resolution::File {
                 ambiguous: true, ..

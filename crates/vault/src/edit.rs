@@ -172,6 +172,28 @@ pub fn render_wikilink(link: &markdown::WikiLink, new_target: &str) -> String {
     s
 }
 
+/// Renders `link` pointed at `new_target` so that its reader sees what it showed before: a
+/// link that showed its own target (no display text) gets its old target as display text —
+/// `[[zurich]]` becomes `[[Zürich|zurich]]`, `[[a#Part]]` shows `a > Part` as Obsidian did.
+/// An embed shows the note, not its text, and a display text stays as written: both are
+/// [`render_wikilink`]. Inside a table row the display text follows `\|`, so the row keeps its
+/// cells. `text` is the note `link` was read from.
+pub fn retarget_wikilink(text: &str, link: &markdown::WikiLink, new_target: &str) -> String {
+    if link.embed || link.alias.is_some() || link.target == new_target {
+        return render_wikilink(link, new_target);
+    }
+    let shown = match &link.subpath {
+        Some(sub) => format!("{} > {sub}", link.target),
+        None => link.target.clone(),
+    };
+    let with_text = markdown::WikiLink {
+        alias: Some(shown),
+        escaped_pipe: markdown::in_table_row(text, link.span.start),
+        ..link.clone()
+    };
+    render_wikilink(&with_text, new_target)
+}
+
 /// %-encodes a path for a Markdown link destination (spaces and the few characters that would
 /// end or confuse the destination).
 pub(crate) fn encode_md_path(path: &str) -> String {
@@ -238,6 +260,29 @@ mod tests {
         assert_eq!(yaml_scalar("yes"), "\"yes\"");
         assert_eq!(yaml_scalar("12"), "\"12\"");
         assert_eq!(yaml_scalar("[[Home]]"), "\"[[Home]]\"");
+    }
+
+    #[test]
+    fn a_retargeted_link_keeps_the_text_it_showed() {
+        let retarget = |text: &str, to: &str| {
+            let l = &markdown::wikilinks(text)[0];
+            retarget_wikilink(text, l, to)
+        };
+        assert_eq!(retarget("[[zurich]]", "Zürich"), "[[Zürich|zurich]]");
+        assert_eq!(
+            retarget("[[micha]]", "Micha Brugger"),
+            "[[Micha Brugger|micha]]"
+        );
+        assert_eq!(retarget("[[a#Part]]", "Ä"), "[[Ä#Part|a > Part]]");
+        assert_eq!(
+            retarget("[[zurich|the city]]", "Zürich"),
+            "[[Zürich|the city]]"
+        );
+        assert_eq!(retarget("![[cafe]]", "Café"), "![[Café]]");
+        assert_eq!(
+            retarget("|[[zurich]]|x|\n|-|-|\n", "Zürich"),
+            "[[Zürich\\|zurich]]"
+        );
     }
 
     #[test]

@@ -109,11 +109,14 @@ fn memchr_newline(bytes: &[u8]) -> Option<usize> {
 
 mod code;
 mod html;
+mod math;
+mod tables;
 mod tag_scan;
 
-pub use code::code_ranges;
+pub use code::{code_ranges, html_block_ranges};
 pub use html::html_ranges;
-pub(crate) use tag_scan::tags_outside_links;
+pub(crate) use tables::in_table_row;
+pub use tag_scan::inline_tags;
 
 use memchr::memmem::Finder;
 
@@ -497,45 +500,6 @@ fn has_scheme(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '-' || c == '.'),
         _ => false,
     }
-}
-
-fn is_tag_char(c: char) -> bool {
-    !(c.is_whitespace() || (c.is_ascii_punctuation() && c != '-' && c != '_' && c != '/'))
-}
-
-/// Inline `#tags` in a masked text, without the `#`: a `#` at the start or after whitespace,
-/// followed by tag characters that are not all digits, outside raw HTML (tags and their
-/// attributes, `<style>` and `<script>` elements: see [`html`]). A colour written in prose
-/// (`#ffcc00`) is a tag, as Obsidian reads it; the same colour in CSS or a `style` is not.
-pub(crate) fn inline_tags(masked: &str) -> Vec<(Range<usize>, String)> {
-    let mut out = Vec::new();
-    let html = if memchr::memchr(b'<', masked.as_bytes()).is_some() {
-        html::html_ranges(masked)
-    } else {
-        Vec::new()
-    };
-    let mut html = html.iter().peekable();
-    for i in memchr::memchr_iter(b'#', masked.as_bytes()) {
-        while html.next_if(|r| r.end <= i).is_some() {}
-        if html.peek().is_some_and(|r| r.start <= i) {
-            continue;
-        }
-        let boundary = masked[..i]
-            .chars()
-            .next_back()
-            .is_none_or(char::is_whitespace);
-        if !boundary {
-            continue;
-        }
-        let start = i + 1;
-        let rest = &masked[start..];
-        let len = rest.find(|d: char| !is_tag_char(d)).unwrap_or(rest.len());
-        let tag = &rest[..len];
-        if !tag.is_empty() && !tag.bytes().all(|d| d.is_ascii_digit()) {
-            out.push((i..start + len, tag.to_string()));
-        }
-    }
-    out
 }
 
 /// The task regex, kept for the rare line whose list number holds a non-ASCII digit (`\d` is

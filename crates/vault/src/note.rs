@@ -2,9 +2,9 @@
 //!
 //! Parsing follows Obsidian: a leading BOM is ignored, the frontmatter is the closed `---`
 //! block at the top and must be a YAML mapping, links and tags are read outside code and
-//! comments (see [`markdown`]). Tags come from the text (`#tag`, not all
-//! digits) and from the `tags`/`tag` property; aliases from `aliases`/`alias` (keys in any
-//! case). A parsed note is serialisable, which is how the persistent index stores it.
+//! comments (see [`markdown`]). Tags come from the text (`#tag` where Obsidian reads one, see
+//! [`markdown::inline_tags`]) and from the `tags`/`tag` property; aliases from
+//! `aliases`/`alias` (keys in any case). A parsed note is serialisable, which is how the persistent index stores it.
 
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -138,7 +138,7 @@ impl Note {
             l.span = shift_body(l.span.clone());
             l.dest_span = shift_body(l.dest_span.clone());
         }
-        let mut tags: Vec<String> = markdown::tags_outside_links(&masked)
+        let mut tags: Vec<String> = markdown::inline_tags(&masked)
             .into_iter()
             .map(|t| t.1)
             .collect();
@@ -564,7 +564,7 @@ mod tests {
                 prop_assert_eq!(&note.headings, &st.headings);
                 prop_assert_eq!(&note.block_ids, &st.block_ids);
                 prop_assert_eq!(&note.tasks, &st.tasks);
-                let inline: Vec<String> = markdown::tags_outside_links(&masked).into_iter().map(|t| t.1).collect();
+                let inline: Vec<String> = markdown::inline_tags(&masked).into_iter().map(|t| t.1).collect();
                 prop_assert_eq!(&note.tags[..inline.len()], &inline[..]);
             }
         }

@@ -1,9 +1,10 @@
 //! Renaming tags inside a note's text, changing no other byte.
 //!
-//! A tag is written in two places: inline in the body (`#tag`, read as [`markdown`] reads it —
-//! never in code, comments or raw HTML) and in the frontmatter's `tags`/`tag` key (any case),
-//! as a block list, a flow list, or a string of words split on commas and spaces. A `#` inside
-//! a wikilink or a Markdown link is part of the link, not a tag, and is left alone.
+//! A tag is written in two places: inline in the body (`#tag`, read exactly as a note reads it,
+//! [`markdown::inline_tags`]: never in code, comments, math, raw HTML, a wikilink or a link
+//! destination, never after punctuation) and in the frontmatter's `tags`/`tag` key (any case),
+//! as a block list, a flow list, or a string of words split on commas and spaces. Every other
+//! `#` — a colour in an HTML table, a heading in `[[Note#Part]]` — is left alone.
 //!
 //! A rename is kept only when the edited note reads back as the same tags, in the same order,
 //! each one either unchanged or renamed as asked; anything the scanner here could misread in
@@ -41,7 +42,7 @@ pub fn tag_spots(text: &str) -> Vec<TagSpot> {
     }
     let body_start = bom + block.as_ref().map_or(0, |b| b.block.end);
     let masked = markdown::mask_body(&text[body_start..]);
-    for (span, _) in markdown::tags_outside_links(&masked) {
+    for (span, _) in markdown::inline_tags(&masked) {
         // the span starts at `#`
         out.push(TagSpot {
             range: body_start + span.start + 1..body_start + span.end,
@@ -285,10 +286,26 @@ mod tests {
     }
 
     #[test]
-    fn skips_code_comments_html_and_links() {
+    fn skips_code_comments_html_math_and_wikilinks() {
         let text = "#Keep `#Code` %% #Hidden %% <!-- #Gone -->\n```\n#Fenced\n```\n\
-            [[Note#Part]] [[A #Link]] [see #Here](x.md) <b style=\"color: #FFF\"> #Also</b>\n";
-        assert_eq!(spots(text), vec!["Keep", "Also"]);
+            [[Note#Part]] [[A #Link]] [see #Here](x.md#Dest) <b style=\"color: #FFF\"> #Also</b>\n\
+            $x #Math$ (#Paren) \\#Escaped\n<table><tr><td>#ff0000</td></tr></table>\n";
+        assert_eq!(spots(text), vec!["Keep", "Here"]);
+    }
+
+    #[test]
+    fn a_rename_never_touches_a_hash_that_is_no_tag() {
+        let text = "<table>\n<tr><td>#FF0000</td></tr>\n</table>\n\n\
+            #FF0000 $#FF0000$ (#FF0000) <span>#FF0000</span> x#FF0000 |#FF0000|\n\
+            |a|b|\n|-|-|\n|#FF0000|_#FF0000_|\n";
+        let done = rename_tags(text, lower).expect("safe").expect("changed");
+        assert_eq!(
+            done.text,
+            "<table>\n<tr><td>#FF0000</td></tr>\n</table>\n\n\
+            #ff0000 $#FF0000$ (#FF0000) <span>#FF0000</span> x#FF0000 |#FF0000|\n\
+            |a|b|\n|-|-|\n|#ff0000|_#ff0000_|\n"
+        );
+        assert_eq!(done.count, 3);
     }
 
     #[test]
@@ -336,6 +353,13 @@ mod tests {
             Just("%% #Tag %% ".to_string()),
             Just("x#Tag ".to_string()),
             Just("#1984 ".to_string()),
+            Just("<td>#Tag</td>".to_string()),
+            Just("\n<div>\n#Tag\n".to_string()),
+            Just("$#Tag$ $$ #Tag $$".to_string()),
+            Just("(#Tag) \\#Tag ".to_string()),
+            Just("#Tag#Tag_x/#Tag ".to_string()),
+            Just("_#Tag_ ".to_string()),
+            Just("\n|a|b|\n|-|-|\n|#Tag|x|\n".to_string()),
             Just("\n".to_string()),
             Just("\r\n".to_string()),
             "[a-zA-Z #_/-]{0,8}",

@@ -177,7 +177,7 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         consistency_lists(&mut out, &a);
     }
     fix_lines(&mut out, l, ctx.gate.is_dry_run(), &fixed);
-    if !ctx.apply && a.broken.iter().any(|b| b.likely.len() == 1) {
+    if !ctx.apply && a.safe_link_fixes() > 0 {
         out.push_str(&tr!(l, "librarian.fixes_available"));
     }
     let handoffs = audit_suggestions(&a, &ctx.config.folders);
@@ -218,10 +218,11 @@ fn quick_check_text(l: crate::lang::Lang, today: &str, v: Verdict, a: &Audit) ->
         &tr!(l, "librarian.broken_links"),
         &a.broken,
         |b| {
-            let likely = match b.likely.as_slice() {
-                [one] => tr!(l, "librarian.broken.likely", note = name_of(one)),
-                [] => String::new(),
-                many => tr!(l, "librarian.broken.candidates", count = many.len()),
+            let likely = match (&b.fix, b.likely.as_slice()) {
+                (Some(fix), _) => tr!(l, "librarian.broken.likely", note = fix.to),
+                (None, [one]) => tr!(l, "librarian.broken.proposal", note = name_of(one)),
+                (None, []) => String::new(),
+                (None, many) => tr!(l, "librarian.broken.candidates", count = many.len()),
             };
             tr!(
                 l,

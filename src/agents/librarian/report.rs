@@ -63,7 +63,8 @@ fn audit_data(
             "notes": a.notes,
             "links": a.links,
             "broken_links": a.broken.len(),
-            "broken_with_safe_fix": a.broken.iter().filter(|b| b.likely.len() == 1).count(),
+            "broken_with_safe_fix": a.safe_link_fixes(),
+            "broken_with_proposal": a.proposed_link_fixes(),
             "ambiguous_links": a.ambiguous.len(),
             "orphans": a.orphans.len(),
             "duplicate_names": a.duplicate_names.len(),
@@ -144,7 +145,7 @@ pub fn vault_audit(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         l,
         "audit.counts",
         broken = a.broken.len(),
-        safe = a.broken.iter().filter(|b| b.likely.len() == 1).count(),
+        safe = a.safe_link_fixes(),
         ambiguous = a.ambiguous.len(),
         orphans = a.orphans.len(),
         duplicates = a.duplicate_names.len(),
@@ -224,8 +225,11 @@ fn report_note(
         format!("{} `{}`: {}", n.kind.name(), n.path, code(&n.why))
     });
     body.push_str("## Recommendations\n");
-    if a.broken.iter().any(|b| b.likely.len() == 1) {
-        body.push_str("- Run `crew maintain --fix` to repair broken links that differ only in case or accents.\n");
+    if a.safe_link_fixes() > 0 {
+        body.push_str("- Run `crew maintain --fix` to repair broken links that differ only in case, accents or Unicode form, or name a note by one of its aliases; each keeps the text it shows.\n");
+    }
+    if a.proposed_link_fixes() > 0 {
+        body.push_str("- Check the proposed link targets by hand: they differ in spaces, punctuation or words, so `--fix` leaves them.\n");
     }
     if !a.orphans.is_empty() {
         body.push_str("- Link the orphans: say \"connect the notes\".\n");
@@ -243,9 +247,14 @@ fn report_note(
 fn findings(body: &mut String, a: &Audit) {
     list(body, "Broken links", &a.broken, |b| {
         let link = code(&format!("[[{}]]", b.target));
-        match b.likely.as_slice() {
-            [one] => format!(
-                "{link} in {} → likely {}",
+        match (&b.fix, b.likely.as_slice()) {
+            (Some(fix), _) => format!(
+                "{link} in {} → safe fix {}, showing the same text",
+                code(&b.source),
+                code(&format!("[[{}]]", fix.to))
+            ),
+            (None, [one]) => format!(
+                "{link} in {} → perhaps {} (a proposal: `--fix` leaves it)",
                 code(&b.source),
                 code(&format!("[[{}]]", name_of(one)))
             ),

@@ -48,6 +48,15 @@ pub fn code_ranges(body: &str) -> Vec<Range<usize>> {
     s.out
 }
 
+/// The HTML blocks of `text`, CommonMark's seven kinds, wherever a block can start: each from
+/// its first line to the end of its last (a blank line ends kinds 6 and 7 and is not part of
+/// them), in text order. Obsidian reads no tag inside one.
+pub fn html_block_ranges(text: &str) -> Vec<Range<usize>> {
+    let mut s = Scanner::new(text.as_bytes());
+    s.run();
+    s.html
+}
+
 /// Containers nested deeper than this are not opened (their markers are read as text): every
 /// line, blank ones included, is matched against every open container, so an unbounded depth
 /// (`- - - - … x` opens one list per two bytes) would make a note of blank lines quadratic.
@@ -97,8 +106,13 @@ enum Leaf {
         start: usize,
         end: usize,
     },
-    /// An HTML block of one of CommonMark's seven kinds.
-    Html(u8),
+    /// An HTML block of one of CommonMark's seven kinds, where it starts and where the last
+    /// line that belongs to it ends.
+    Html {
+        kind: u8,
+        start: usize,
+        end: usize,
+    },
 }
 
 /// A position in the current line: byte offset and visual column (tabs stop every 4 columns).
@@ -141,6 +155,8 @@ struct Scanner<'a> {
     /// Content ranges of the lines of the open paragraph (or indented block).
     para: Vec<Range<usize>>,
     out: Vec<Range<usize>>,
+    /// The HTML blocks, closed ones only (see [`html_block_ranges`]).
+    html: Vec<Range<usize>>,
     /// Reused by the code-span matcher.
     runs: Vec<Run>,
     comments: Vec<Range<usize>>,
@@ -163,6 +179,7 @@ impl<'a> Scanner<'a> {
             leaf: Leaf::None,
             para: Vec::new(),
             out: Vec::new(),
+            html: Vec::new(),
             runs: Vec::new(),
             comments: Vec::new(),
         }
@@ -378,16 +395,16 @@ impl<'a> Scanner<'a> {
                 }
                 true
             }
-            Leaf::Html(kind) => {
+            Leaf::Html { kind, start, .. } => {
                 let (_, first) = self.indent(cur, end);
-                // kinds 6 and 7 end at a blank line, the others at their end marker
-                let ends = if kind >= 6 {
-                    self.blank_from(first.pos, end)
-                } else {
-                    html_block_ends(kind, &self.b[cur.pos..end])
-                };
-                if ends {
+                // kinds 6 and 7 end at a blank line (not theirs), the others at their end marker
+                if kind >= 6 && self.blank_from(first.pos, end) {
+                    self.close_leaf();
+                } else if kind < 6 && html_block_ends(kind, &self.b[cur.pos..end]) {
+                    self.html.push(start..end);
                     self.leaf = Leaf::None;
+                } else {
+                    self.leaf = Leaf::Html { kind, start, end };
                 }
                 true
             }
@@ -451,12 +468,15 @@ impl<'a> Scanner<'a> {
             && let Some(kind) = html_block_start(rest, para_now)
         {
             let closed_at_once = kind <= 5 && html_block_ends(kind, rest);
-            let html = if closed_at_once {
-                Leaf::None
-            } else {
-                Leaf::Html(kind)
+            let html = Leaf::Html {
+                kind,
+                start: p,
+                end,
             };
             self.start_leaf(line, html);
+            if closed_at_once {
+                self.close_leaf();
+            }
             return Start::Leaf;
         }
         if interrupts_para && setext_underline(rest) {
@@ -582,7 +602,8 @@ impl<'a> Scanner<'a> {
         match self.leaf {
             Leaf::Fence { start, end, .. } => self.out.push(start..end),
             Leaf::Para | Leaf::Indented => self.spans_of_para(),
-            Leaf::None | Leaf::Html(_) => {}
+            Leaf::Html { start, end, .. } => self.html.push(start..end),
+            Leaf::None => {}
         }
         self.leaf = Leaf::None;
         self.para.clear();
