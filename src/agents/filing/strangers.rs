@@ -10,7 +10,7 @@ use crate::vault::Note;
 use crate::vault::classify::{self, Feature};
 
 /// How many strangers a calibration guesses.
-pub(crate) const STRANGERS: usize = 64;
+pub(crate) const STRANGERS: usize = 128;
 /// The share of strangers filing may take in.
 pub(crate) const STRANGER_TARGET: f64 = 0.03;
 

@@ -12,7 +12,7 @@ use super::{Feature, Guess, Model, shuffle};
 /// The shares of a folder's typical nearness tried as the novelty threshold: never below half
 /// (a note less than half as near to a folder's notes as they are to each other is not one of
 /// them, whatever the strangers say).
-const NOVELTY_STEPS: [f32; 6] = [0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
+const NOVELTY_STEPS: [f32; 11] = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0];
 /// Sampled notes of the vault's typical nearness a folder's own estimate is drawn toward: a
 /// folder with one note in the sample is not judged by that note alone.
 const TYPICAL_PRIOR: f32 = 2.0;
