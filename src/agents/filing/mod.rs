@@ -23,6 +23,9 @@ pub struct Learned {
     pub calibration: Calibration,
     excluded: FxHashSet<String>,
     archive: String,
+    /// Notes (vault paths) this run found no folder like, as their guesses were made: a new
+    /// folder is proposed from them without guessing again.
+    homeless: std::sync::Mutex<FxHashSet<String>>,
 }
 
 /// Folders that are never a home.
@@ -118,6 +121,7 @@ impl Learned {
             calibration,
             excluded,
             archive: folders.archive.clone(),
+            homeless: std::sync::Mutex::default(),
         })
     }
 
@@ -143,9 +147,20 @@ impl Learned {
         self.calibration.files(g)
     }
 
-    /// Whether no folder of the vault is like the note at `idx` (whose text is `text`).
-    pub(crate) fn is_homeless(&self, vault: &Vault, idx: usize, text: &str) -> bool {
-        !self.calibration.at_home(&self.guess(vault, idx, text))
+    /// Remembers whether no folder is like the note at `path`, by its latest guess `g`.
+    pub(crate) fn note_homeless(&self, path: &str, g: &Guess) {
+        if let Ok(mut h) = self.homeless.lock() {
+            if self.calibration.at_home(g) {
+                h.remove(path);
+            } else {
+                h.insert(path.to_string());
+            }
+        }
+    }
+
+    /// Whether a guess of this run found no folder like the note at `path`.
+    pub(crate) fn is_homeless(&self, path: &str) -> bool {
+        self.homeless.lock().is_ok_and(|h| h.contains(path))
     }
 
     /// Why a note stays: no folder is like it, or the two best candidates with their evidence.

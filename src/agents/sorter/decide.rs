@@ -423,6 +423,7 @@ pub(crate) fn learned_decision(
     learned: &Learned,
 ) -> Decision {
     let guess = learned.guess(vault, note_idx, text);
+    learned.note_homeless(&vault.notes[note_idx].path, &guess);
     match guess.best() {
         Some(best) if learned.sure(&guess) => Decision {
             dest: Some(best.folder.clone()),

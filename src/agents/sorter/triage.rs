@@ -243,16 +243,10 @@ fn only_named(queue: &mut Vec<String>, into: &into::FileInto) -> Vec<(String, St
 
 /// New folders for the notes in `paths` that no folder is like and that share a topic.
 fn propose_homes(ctx: &Ctx, learned: &Learned, paths: &[String]) -> Vec<homeless::Proposal> {
-    let vault = ctx.gate.vault();
     let homeless: Vec<(String, String)> = paths
         .iter()
-        .filter_map(|p| {
-            let i = vault.note_index(p)?;
-            let text = ctx.gate.read_text(p)?;
-            learned
-                .is_homeless(vault, i, &text)
-                .then(|| (p.clone(), text))
-        })
+        .filter(|p| learned.is_homeless(p))
+        .filter_map(|p| Some((p.clone(), ctx.gate.read_text(p)?)))
         .collect();
     homeless::propose(&homeless, learned, &|f| ctx.gate.dir_exists(f))
 }
