@@ -71,29 +71,20 @@ pub(crate) fn move_no_clobber(from: &Path, to: &Path) -> std::io::Result<()> {
     }
     #[cfg(target_os = "linux")]
     {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
         use std::os::unix::ffi::OsStrExt;
         let c = |p: &Path| {
             std::ffi::CString::new(p.as_os_str().as_bytes())
                 .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "NUL in path"))
         };
+        // The paths go to rustix as C strings made here: rustix would answer a NUL in a path
+        // with EINVAL, which must not pass for a file system that lacks RENAME_NOREPLACE.
         let (f, t) = (c(from)?, c(to)?);
-        // SAFETY: both arguments are valid NUL-terminated paths that live across the call.
-        let rc = unsafe {
-            libc::renameat2(
-                libc::AT_FDCWD,
-                f.as_ptr(),
-                libc::AT_FDCWD,
-                t.as_ptr(),
-                libc::RENAME_NOREPLACE,
-            )
-        };
-        if rc == 0 {
-            return Ok(());
-        }
-        let err = std::io::Error::last_os_error();
-        // file systems without RENAME_NOREPLACE support answer EINVAL: fall back below
-        if err.raw_os_error() != Some(libc::EINVAL) {
-            return Err(err);
+        match renameat_with(CWD, f.as_c_str(), CWD, t.as_c_str(), RenameFlags::NOREPLACE) {
+            Ok(()) => return Ok(()),
+            // file systems without RENAME_NOREPLACE support answer EINVAL: fall back below
+            Err(rustix::io::Errno::INVAL) => {}
+            Err(e) => return Err(e.into()),
         }
     }
     if to.exists() {
@@ -103,4 +94,35 @@ pub(crate) fn move_no_clobber(from: &Path, to: &Path) -> std::io::Result<()> {
         ));
     }
     std::fs::rename(from, to)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::move_no_clobber;
+
+    #[test]
+    fn a_move_never_replaces_a_note_and_refuses_a_nul_in_a_path() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (a, b, c) = (
+            dir.path().join("a.md"),
+            dir.path().join("b.md"),
+            dir.path().join("sub/c.md"),
+        );
+        std::fs::write(&a, "a").expect("write a");
+        std::fs::write(&b, "b").expect("write b");
+
+        let err = move_no_clobber(&a, &b).expect_err("b exists");
+        assert_eq!(err.kind(), std::io::ErrorKind::AlreadyExists, "{err}");
+        assert_eq!(std::fs::read_to_string(&a).expect("a kept"), "a");
+        assert_eq!(std::fs::read_to_string(&b).expect("b kept"), "b");
+
+        move_no_clobber(&a, &c).expect("move to a free name, making its folder");
+        assert!(!a.exists());
+        assert_eq!(std::fs::read_to_string(&c).expect("c"), "a");
+
+        let nul = dir.path().join("n\0.md");
+        let err = move_no_clobber(&c, &nul).expect_err("NUL in the path");
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput, "{err}");
+        assert!(c.exists());
+    }
 }
