@@ -871,8 +871,9 @@ pub struct Guess {
     pub shaped: bool,
     /// Whether the note shares hallmarks of the best folder (or of its siblings of a kind under
     /// one parent): two features (not the name's shape), each at least twice as common among
-    /// that folder's notes as among all, in two of them or more — or one with 80 % of its
-    /// notes there, in three or more. Without them the ranking rests on words every folder
+    /// that folder's notes as among all, in two of them or more — or one key, value, tag,
+    /// date or link (not a word of the text) with 80 % of its notes there, in three or more.
+    /// Without them the ranking rests on words every folder
     /// uses, on one coincidence, or on form alone.
     pub hallmark: bool,
 }
@@ -1586,11 +1587,14 @@ impl Model {
             if share < (2.0 * in_folder / total).min(STRONG_HALLMARK) {
                 continue;
             }
-            // one feature nearly all of whose notes are there is enough (`type: person` in
-            // People, a month in its journal folder); other hallmarks take two, as one shared
-            // word is a coincidence ("list" in a shopping list and in Python's notes)
+            // one feature the author chose (not a word of the text) nearly all of whose notes
+            // are there is enough (`type: person` in People, a month in its journal folder);
+            // other hallmarks take two, as one shared word is a coincidence ("list" in a
+            // shopping list and in Python's notes, "eggs" in a recipe and in its examples)
             found += 1;
-            if found >= HALLMARKS || (share >= STRONG_HALLMARK && top >= 3) {
+            // a word is the note's text, a key, value, tag, date or link the author's choice
+            let chosen = !matches!(family_of(self.features[f as usize]), b'w' | b'l');
+            if found >= HALLMARKS || (chosen && share >= STRONG_HALLMARK && top >= 3) {
                 return true;
             }
         }
