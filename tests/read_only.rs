@@ -18,11 +18,13 @@ fn garden_vault(extra: &[(&str, &str)]) -> assert_fs::TempDir {
     for i in 1..=5 {
         files.push((
             format!("02-Areas/Cooking/Recipe {i}.md"),
-            format!("# Recipe {i}\n\nflour butter oven simmer garlic basil\n"),
+            format!("# Recipe {i}\n\nflour butter oven simmer garlic basil, batch {i}\n"),
         ));
         files.push((
             format!("02-Areas/Garden/Plant {i}.md"),
-            format!("# Plant {i}\n\nsoil seedling prune compost bloom mulch\n"),
+            // (each its own line: a line all of a folder's notes share is their template,
+            // and a note without it would not be like them)
+            format!("# Plant {i}\n\nsoil seedling prune compost bloom mulch, bed {i}\n"),
         ));
     }
     files.push((
@@ -97,5 +99,36 @@ fn filing_goes_on_when_a_folder_note_is_read_only() {
     assert_eq!(
         std::fs::read_to_string(&folder_note).expect("read"),
         "# Garden\n\n- [[Plant 1]]\n- [[Plant 2]]\n"
+    );
+}
+
+/// In a vault whose filed notes carry no filing keys, filing edits nothing of a note and only
+/// moves it: a read-only inbox note still stays where it is (a move needs only the folder's
+/// permission, so the gate itself refuses it).
+#[test]
+fn a_read_only_inbox_note_is_not_moved_even_when_nothing_of_it_is_edited() {
+    let v = garden_vault(&[
+        (".crew/config.yaml", "adopted: true\n"),
+        (
+            "00-Inbox/Tulips.md",
+            "# Tulips\n\nsoil seedling prune compost bloom tulips\n",
+        ),
+    ]);
+    read_only(&v.path().join("00-Inbox/Tulips.md"));
+    let out = crew(v.path())
+        .args(["ask", "file my notes"])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(v.path().join("00-Inbox/Tulips.md").is_file(), "{text}");
+    assert!(
+        !v.path().join("02-Areas/Garden/Tulips.md").exists(),
+        "{text}"
+    );
+    assert!(text.contains("read-only"), "{text}");
+    // the writable one beside it is filed
+    assert!(
+        v.path().join("02-Areas/Garden/Roses.md").is_file(),
+        "{text}"
     );
 }

@@ -269,6 +269,12 @@ fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
         .map_or(0, |d| d.as_nanos() as i128)
 }
 
+/// Whether another program holds the file at `full` open for writing (`false` when that
+/// cannot be told, or the file cannot be opened: the move's own checks report those).
+pub(crate) fn held_for_writing(full: &Path) -> bool {
+    std::fs::File::open(full).is_ok_and(|f| writer_attached(&f) == Some(true))
+}
+
 /// Whether some process holds the file open for writing: `Some(true)` yes, `Some(false)` no,
 /// `None` when the system cannot tell (another OS, a file system without leases, a file
 /// another user owns). Linux grants a read lease only on a file nobody has open for writing;

@@ -77,6 +77,19 @@ impl Gate {
             .files
             .id_of(&from)
             .map_or(from, |id| self.vault.files.paths[id].clone());
+        // a read-only note is the user's "leave it": not edited, and not moved either (a move
+        // needs only the folder's permission, so without this a filing that edits no key
+        // would carry it off)
+        self.refuse_read_only(&from)?;
+        // a note another program is writing stays until it lets go: its late lines would land
+        // in a file crew had moved from under it (an edit checks this as it swaps; a move that
+        // edits nothing of the note must check it here)
+        if super::held::held_for_writing(&self.vault.root.join(&from)) {
+            return Err(GateError::Busy {
+                path: from,
+                detail: "another program holds it open for writing".into(),
+            });
+        }
         let wanted = self.admit(to)?;
         if wanted == from {
             return Ok(MoveOutcome {
