@@ -272,7 +272,20 @@ fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
 /// Whether another program holds the file at `full` open for writing (`false` when that
 /// cannot be told, or the file cannot be opened: the move's own checks report those).
 pub(crate) fn held_for_writing(full: &Path) -> bool {
-    std::fs::File::open(full).is_ok_and(|f| writer_attached(&f) == Some(true))
+    // only a regular file, opened without blocking: a FIFO's open would wait for a writer
+    if !std::fs::symlink_metadata(full).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    }
+    options
+        .open(full)
+        .is_ok_and(|f| f.metadata().is_ok_and(|m| m.is_file()) && writer_attached(&f) == Some(true))
 }
 
 /// Whether some process holds the file open for writing: `Some(true)` yes, `Some(false)` no,
