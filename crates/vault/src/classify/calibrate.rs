@@ -42,6 +42,10 @@ pub struct Calibration {
     pub typical: Vec<(String, f32)>,
     /// The typical nearness of a folder the sample did not reach: the vault's median.
     pub typical_elsewhere: f32,
+    /// Each sampled folder's typical centrality: how like the folder as a whole its notes are.
+    pub typical_centrality: Vec<(String, f32)>,
+    /// The typical centrality of a folder the sample did not reach: the vault's median.
+    pub centrality_elsewhere: f32,
     /// Notes with no home here that were guessed.
     pub strangers: usize,
     /// Of those, how many would be filed.
@@ -58,11 +62,21 @@ impl Calibration {
             .map_or(self.typical_elsewhere, |i| self.typical[i].1)
     }
 
-    /// Whether the guess is like its best folder's notes: it shares a hallmark of the folder
-    /// and is near enough to its notes.
+    /// How like `folder` as a whole a note must be, before the novelty share.
+    pub fn typical_centrality_of(&self, folder: &str) -> f32 {
+        self.typical_centrality
+            .binary_search_by(|(f, _)| f.as_str().cmp(folder))
+            .map_or(self.centrality_elsewhere, |i| self.typical_centrality[i].1)
+    }
+
+    /// Whether the guess is like its best folder's notes: it shares hallmarks and the form of
+    /// the folder, and is near enough both to its nearest notes and to the folder as a whole.
     pub fn at_home(&self, g: &Guess) -> bool {
         g.best().is_some_and(|b| {
-            g.hallmark && g.shaped && g.nearness >= self.novelty * self.typical_of(&b.folder)
+            g.hallmark
+                && g.shaped
+                && g.nearness >= self.novelty * self.typical_of(&b.folder)
+                && g.centrality >= self.novelty * self.typical_centrality_of(&b.folder)
         })
     }
 
@@ -88,6 +102,7 @@ struct Seen {
     /// The best folder (`usize::MAX`: none).
     best: usize,
     nearness: f32,
+    centrality: f32,
     hallmark: bool,
     shaped: bool,
 }
@@ -98,6 +113,7 @@ struct Sampled {
     folder: usize,
     right: bool,
     own_nearness: f32,
+    own_centrality: f32,
 }
 
 /// One pair of thresholds tried, with what it gives.
@@ -124,7 +140,8 @@ impl Model {
         strangers: &[Vec<(Feature, f32)>],
     ) -> Calibration {
         let sampled = self.sample_left_out(sample, seed);
-        let (typical, typical_elsewhere) = self.typical(&sampled);
+        let (typical, typical_elsewhere) = self.typical(&sampled, |s| s.own_nearness);
+        let (central, central_elsewhere) = self.typical(&sampled, |s| s.own_centrality);
         let all = |_: &str| true;
         let strange: Vec<Seen> = strangers
             .iter()
@@ -135,11 +152,13 @@ impl Model {
             })
             .collect();
         let typical_at = |fid: usize| typical.get(fid).copied().unwrap_or(typical_elsewhere);
+        let central_at = |fid: usize| central.get(fid).copied().unwrap_or(central_elsewhere);
         let at_home = |s: &Seen, novelty: f32| {
             s.best != usize::MAX
                 && s.hallmark
                 && s.shaped
                 && s.nearness >= novelty * typical_at(s.best)
+                && s.centrality >= novelty * central_at(s.best)
         };
         let allowed_strangers = (stranger_target * strange.len() as f64).floor() as usize;
         let choices: Vec<Choice> = NOVELTY_STEPS
@@ -195,13 +214,16 @@ impl Model {
             .map(|(f, (s, fl, r))| (self.folders[f].clone(), s, fl, r))
             .collect();
         per_folder.sort();
-        let mut typical_named: Vec<(String, f32)> = typical
-            .iter()
-            .enumerate()
-            .filter(|(fid, _)| sampled.iter().any(|s| s.folder == *fid))
-            .map(|(fid, t)| (self.folders[fid].clone(), *t))
-            .collect();
-        typical_named.sort_by(|a, b| a.0.cmp(&b.0));
+        let named = |values: &[f32]| {
+            let mut out: Vec<(String, f32)> = values
+                .iter()
+                .enumerate()
+                .filter(|(fid, _)| sampled.iter().any(|s| s.folder == *fid))
+                .map(|(fid, t)| (self.folders[fid].clone(), *t))
+                .collect();
+            out.sort_by(|a, b| a.0.cmp(&b.0));
+            out
+        };
         Calibration {
             margin: chosen.margin,
             novelty: chosen.novelty,
@@ -211,8 +233,10 @@ impl Model {
             precision: share(chosen.right, chosen.filed),
             per_folder,
             curve: curve(&sampled),
-            typical: typical_named,
+            typical: named(&typical),
             typical_elsewhere,
+            typical_centrality: named(&central),
+            centrality_elsewhere: central_elsewhere,
             strangers: strange.len(),
             strangers_filed: chosen.strangers_filed,
             stranger_target,
@@ -228,6 +252,7 @@ impl Model {
             margin: g.margin,
             best,
             nearness: g.nearness,
+            centrality: g.centrality,
             hallmark: g.hallmark,
             shaped: g.shaped,
         }
@@ -246,28 +271,29 @@ impl Model {
             .par_iter()
             .map(|&d| {
                 let folder = self.docs[d].1;
-                let (g, own_nearness) = self.guess_left_out(d, all);
+                let (g, (own_nearness, own_centrality)) = self.guess_left_out(d, all);
                 let right = g.best().is_some_and(|b| b.folder == self.folders[folder]);
                 Sampled {
                     seen: self.seen(&g),
                     folder,
                     right,
                     own_nearness,
+                    own_centrality,
                 }
             })
             .collect()
     }
 
-    /// Each folder's typical nearness (by folder id) and the vault's median: the mean of its
-    /// sampled notes' nearness to the rest of it, drawn toward the median by
-    /// [`TYPICAL_PRIOR`] notes.
-    fn typical(&self, sampled: &[Sampled]) -> (Vec<f32>, f32) {
-        let mut all: Vec<f32> = sampled.iter().map(|s| s.own_nearness).collect();
+    /// Each folder's typical value (by folder id) of a measure of its notes' likeness to the
+    /// rest of it (`of`), and the vault's median: the mean over its sampled notes, drawn toward
+    /// the median by [`TYPICAL_PRIOR`] notes.
+    fn typical(&self, sampled: &[Sampled], of: impl Fn(&Sampled) -> f32) -> (Vec<f32>, f32) {
+        let mut all: Vec<f32> = sampled.iter().map(&of).collect();
         all.sort_unstable_by(f32::total_cmp);
         let median = all.get(all.len() / 2).copied().unwrap_or(0.0);
         let mut sums = vec![(0.0f32, 0.0f32); self.folders.len()];
         for s in sampled {
-            sums[s.folder].0 += s.own_nearness;
+            sums[s.folder].0 += of(s);
             sums[s.folder].1 += 1.0;
         }
         let typical = sums

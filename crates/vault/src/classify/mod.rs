@@ -31,7 +31,7 @@ use super::note::Note;
 /// The version of what a note's content features are and of how a calibration is computed:
 /// stored features and calibrations of another version are not reused, so a crew that reads
 /// notes or calibrates differently does not inherit an older one's results.
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 7;
 
 /// Neighbours that vote.
 const K: usize = 10;
@@ -866,6 +866,10 @@ pub struct Guess {
     /// note is like that folder's notes at all, judged against how near they are to each other
     /// ([`Calibration::typical`]).
     pub nearness: f32,
+    /// The note's cosine with the best folder's centroid: how like the folder as a whole it
+    /// is, where [`Guess::nearness`] says how like its nearest few notes (a grocery list can be
+    /// near the three notes of a folder whose examples name fruit, and far from the folder).
+    pub centrality: f32,
     /// Whether the note has the best folder's form: one feature of its signature (a key,
     /// heading or stock line nearly all its notes carry), or the folder has none.
     pub shaped: bool,
@@ -1340,8 +1344,8 @@ impl Model {
     /// and the calibration would promise more precision than filing new notes delivers. Not
     /// modelled: the other notes' lengths, and which features a vault one note smaller would
     /// keep (those in over 60 % of the notes are dropped, from 20 notes on).
-    /// Also returns the note's [`Guess::nearness`] to its own folder.
-    fn guess_left_out(&self, doc: usize, allowed: &dyn Fn(&str) -> bool) -> (Guess, f32) {
+    /// Also returns the note's [`Guess::nearness`] and [`Guess::centrality`] in its own folder.
+    fn guess_left_out(&self, doc: usize, allowed: &dyn Fn(&str) -> bool) -> (Guess, (f32, f32)) {
         let (_, fid, v) = &self.docs[doc];
         let n = self.trained_on.saturating_sub(1);
         let ratios: Vec<f32> = v
@@ -1387,7 +1391,7 @@ impl Model {
         left_out: Option<&LeftOut>,
         allowed: &dyn Fn(&str) -> bool,
         names: Option<&FxHashMap<Feature, String>>,
-    ) -> (Guess, f32) {
+    ) -> (Guess, (f32, f32)) {
         let (sims, touched) = self.similarities(q, left_out);
         // asked once per folder, not once per similar document
         let allowed_folder: Vec<bool> = self.folders.iter().map(|f| allowed(f)).collect();
@@ -1460,8 +1464,14 @@ impl Model {
                     self.shaped(q, fid),
                 )
             });
-        let own_nearness = left_out.map_or(0.0, |l| {
-            self.nearness_in(&sims, &touched, self.docs[l.doc].1, excluded_doc)
+        let centrality_of = |fid: usize| cos.iter().find(|(f, _)| *f == fid).map_or(0.0, |c| c.1);
+        let centrality = ranked.first().map_or(0.0, |&(fid, _)| centrality_of(fid));
+        let own = left_out.map_or((0.0, 0.0), |l| {
+            let fid = self.docs[l.doc].1;
+            (
+                self.nearness_in(&sims, &touched, fid, excluded_doc),
+                centrality_of(fid),
+            )
         });
         let ranked = ranked
             .into_iter()
@@ -1476,10 +1486,11 @@ impl Model {
             ranked,
             margin,
             nearness,
+            centrality,
             hallmark,
             shaped,
         };
-        (guess, own_nearness)
+        (guess, own)
     }
 
     /// Words naming a folder: a small bonus to folders already in the running.

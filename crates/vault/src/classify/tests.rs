@@ -634,3 +634,36 @@ fn a_folder_whose_notes_share_a_form_takes_only_notes_of_that_form() {
         "a folder with no common form asks for none: {g:?}"
     );
 }
+
+#[test]
+fn a_note_near_a_few_notes_of_a_folder_but_unlike_the_folder_is_not_at_home() {
+    // Python's notes; three use groceries as example data, as tutorials do
+    let mut ex = Vec::new();
+    for i in 0..12 {
+        let example = if i < 3 { "eggs milk apples bananas" } else { "" };
+        ex.push((
+            i,
+            "Python".to_string(),
+            feats(&format!(
+                "python function list dict loop print {example} topic{i} lesson{}",
+                i % 4
+            )),
+        ));
+        ex.push((
+            100 + i,
+            "Garden".to_string(),
+            feats(&format!("soil seedling compost mulch bloom prune bed{i}")),
+        ));
+    }
+    let m = Model::train(ex);
+    let c = m.calibrate(0.95, 0.03, 100, 7, &[]);
+    let groceries = m.guess(&feats("eggs milk apples bananas bread"), &|_| true, None);
+    assert_eq!(groceries.best().map(|b| b.folder.as_str()), Some("Python"));
+    assert!(
+        groceries.centrality < c.novelty * c.typical_centrality_of("Python"),
+        "{groceries:?} {c:?}"
+    );
+    assert!(!c.files(&groceries), "{groceries:?}");
+    let lesson = m.guess(&feats("python function loop print dict"), &|_| true, None);
+    assert!(c.files(&lesson), "{lesson:?} {c:?}");
+}
