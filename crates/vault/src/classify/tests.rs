@@ -640,7 +640,11 @@ fn a_note_near_a_few_notes_of_a_folder_but_unlike_the_folder_is_not_at_home() {
     // Python's notes; three use groceries as example data, as tutorials do
     let mut ex = Vec::new();
     for i in 0..12 {
-        let example = if i < 3 { "eggs milk apples bananas" } else { "" };
+        let example = if i < 3 {
+            "eggs milk apples bananas"
+        } else {
+            ""
+        };
         ex.push((
             i,
             "Python".to_string(),
