@@ -64,6 +64,8 @@ pub struct Doctor {
     pub diagnostics: Vec<String>,
     /// How many of the checks above need attention.
     pub problems: usize,
+    /// Whether crew laid out the vault (then a folder role without its folder is a problem).
+    pub owns_layout: bool,
 }
 
 /// Checks the vault at `vault` with its crew.
@@ -91,7 +93,10 @@ pub fn check(vault: &Path, crew: &Crew) -> Doctor {
         .map(|r| r.name.clone())
         .collect();
     let crew_errors = crew.errors().count();
-    let missing_folders = vault_ok && folders.iter().any(|f| !f.exists);
+    // in a vault crew laid out, a role without its folder is damage; in one its owner laid out
+    // (adopted, or no crew config), a role the vault has no folder for is only information
+    let owns_layout = crew.owns_layout();
+    let missing_folders = vault_ok && owns_layout && folders.iter().any(|f| !f.exists);
     let problems = usize::from(!vault_ok)
         + crew_errors
         + usize::from(missing_folders)
@@ -113,6 +118,7 @@ pub fn check(vault: &Path, crew: &Crew) -> Doctor {
         need_model,
         diagnostics: crew.diagnostics.iter().map(|d| d.to_string()).collect(),
         problems,
+        owns_layout,
     }
 }
 
@@ -226,14 +232,22 @@ impl Doctor {
             .map(|f| format!("{}={}", f.role, f.folder))
             .collect();
         if self.vault_ok && !missing.is_empty() {
-            // agents file into and report from these folders: without them filing stops at
-            // the inbox and reports have nowhere to go
-            lines.push(format!(
-                "            {} folder role(s) have no folder ({}): create them, or map the roles to your own folders under `folders:` in {}",
-                missing.len(),
-                missing.join(", "),
-                self.config.as_deref().unwrap_or(".crew/config.yaml")
-            ));
+            let config = self.config.as_deref().unwrap_or(".crew/config.yaml");
+            lines.push(if self.owns_layout {
+                // agents file into and report from these folders: without them filing stops
+                // at the inbox and reports have nowhere to go
+                format!(
+                    "            {} folder role(s) have no folder ({}): create them, or map the roles to your own folders under `folders:` in {config}",
+                    missing.len(),
+                    missing.join(", "),
+                )
+            } else {
+                format!(
+                    "            this vault has no folder for {} role(s) ({}): fine in a vault you laid out yourself; crew makes one only when asked (map them to your own folders under `folders:` in {config})",
+                    missing.len(),
+                    missing.join(", "),
+                )
+            });
         }
         lines
     }

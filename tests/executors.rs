@@ -181,9 +181,22 @@ fn doctor_says_what_runs_offline_and_flags_missing_folder_roles() {
             .and(predicate::str::contains("email-triage: native"))
             .and(predicate::str::contains("inbox-triage: native")),
     );
-    // a vault without the folders its roles name: not "All good", exit 1, and what to do
+    // a vault its owner laid out (no crew config, or adopted) without folders for some roles:
+    // information, not failure
     let bare = common::vault(&[("a.md", "")]);
     let out = crew(bare.path()).arg("doctor").output().expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("this vault has no folder for") && text.contains("inbox=00-Inbox"),
+        "{text}"
+    );
+    let adopted = common::vault(&[("a.md", ""), (".crew/config.yaml", "adopted: true\n")]);
+    let out = crew(adopted.path()).arg("doctor").output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    // a vault crew laid out that lost its folders: not "All good", exit 1, and what to do
+    let laid_out = common::vault(&[("a.md", ""), (".crew/config.yaml", "max_depth: 3\n")]);
+    let out = crew(laid_out.path()).arg("doctor").output().expect("run");
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!text.contains("All good"), "{text}");
