@@ -40,8 +40,8 @@ fn learn(vault: &Vault, store: &mut FeatureStore, folders: &Folders) -> (Option<
 fn decisions(vault: &Vault, l: &Learned, folders: &Folders) -> String {
     let mut out = format!(
         "model {:x}, {} examples\ncalibration {:?}\n",
-        l.model.fingerprint(),
-        l.model.examples(),
+        l.classifier.fingerprint(),
+        l.classifier.examples(),
         l.calibration
     );
     // the notes in the inbox, and a few filed ones asked as if they were new
@@ -89,7 +89,7 @@ fn check(dir: &Path, folders: &Folders) {
     let vault = open();
     let (full, reads) = learn(&vault, &mut FeatureStore::disabled(), folders);
     let full = full.expect("enough filed notes to learn from");
-    assert!(reads >= full.model.examples());
+    assert!(reads >= full.classifier.examples());
     let expected = decisions(&vault, &full, folders);
 
     let mut store = FeatureStore::load(&vault);
@@ -131,7 +131,7 @@ fn check(dir: &Path, folders: &Folders) {
     let (third, reads) = learn(&vault, &mut store, folders);
     let third = third.expect("learns");
     assert_eq!(reads, 1, "{}: only the changed note is read", dir.display());
-    let tolerated = 1.0 <= CALIBRATION_DRIFT * full.model.examples() as f64;
+    let tolerated = 1.0 <= CALIBRATION_DRIFT * full.classifier.examples() as f64;
     if tolerated {
         full.calibration = kept;
     }

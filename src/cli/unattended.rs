@@ -108,7 +108,11 @@ pub fn maintain(
 }
 
 /// `crew triage --evaluate`'s figures, as JSON or text.
-fn show_evaluation(g: &Global, e: &crew::evaluate::Evaluation, seed: u64) -> anyhow::Result<()> {
+fn show_evaluation(
+    g: &Global,
+    e: &crew::agents::filing::evaluate::Evaluation,
+    seed: u64,
+) -> anyhow::Result<()> {
     if g.json {
         out_json(e)?;
     } else {
@@ -148,7 +152,7 @@ pub fn triage(
     let crew = crew_to_run(g)?;
     if let Some(n) = evaluate {
         let spinner = Spinner::start(g.json, "filing held-out notes on a scratch copy");
-        let e = crew::evaluate::evaluate(&g.vault_path(), &crew, n, seed)?;
+        let e = crew::agents::filing::evaluate::evaluate(&g.vault_path(), &crew, n, seed)?;
         drop(spinner);
         show_evaluation(g, &e, seed)?;
         return Ok(if e.lost > 0 { 1 } else { 0 });
@@ -156,9 +160,11 @@ pub fn triage(
     if calibrate {
         let vault = open_vault(g)?;
         let spinner = Spinner::start(g.json, "learning where this vault files its notes");
-        let learned = crew::evaluate::calibrate(&vault, &crew);
-        let trust =
-            crew::evaluate::evidence_trust(std::mem::ManuallyDrop::into_inner(vault), &crew)?;
+        let learned = crew::agents::filing::evaluate::calibrate(&vault, &crew);
+        let trust = crew::agents::filing::evaluate::evidence_trust(
+            std::mem::ManuallyDrop::into_inner(vault),
+            &crew,
+        )?;
         drop(spinner);
         let Some(l) = learned else {
             bail!("too few filed notes to learn from (fewer than 5 outside the inbox)");
@@ -174,8 +180,8 @@ pub fn triage(
         }
         let mut s = format!(
             "Learned from {} filed notes in {} folders; leave-one-out on {}:\n",
-            l.model.examples(),
-            l.model.folders().len(),
+            l.classifier.examples(),
+            l.classifier.folders().len(),
             c.sampled
         );
         if c.margin.is_finite() {

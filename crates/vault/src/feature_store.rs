@@ -16,7 +16,7 @@
 //! are the same numbers (stored to the bit), the features of links are computed each time
 //! (they depend on other notes), and a calibration is reused while the examples differ from
 //! those it was measured on in at most [`CALIBRATION_DRIFT`] of the notes. Each edited, added,
-//! moved or removed filed note changes the model, and measuring it again costs more than
+//! moved or removed filed note changes the classifier, and measuring it again costs more than
 //! filing a hundred notes, while the estimate it gives is the rate of a sample of a few hundred
 //! guesses, whose own error is larger than what a hundredth of the notes can move.
 //!
@@ -30,7 +30,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use crate::classify::{self, Calibration, Example, Feature, Model};
+use crate::classify::{self, Calibration, Classifier, Example, Feature};
 use crate::index::{self, Stamp};
 use crate::{NoteSource, Vault};
 
@@ -205,12 +205,12 @@ impl FeatureStore {
         examples
     }
 
-    /// [`Model::calibrate`] for the `model` trained on the examples last taken through
+    /// [`Classifier::calibrate`] for the `classifier` trained on the examples last taken through
     /// [`FeatureStore::examples`]: taken from the store when the same question was asked of
     /// examples that differ from these in at most [`CALIBRATION_DRIFT`] of them.
     pub fn calibrate(
         &mut self,
-        model: &Model,
+        classifier: &Classifier,
         (target, stranger_target): (f64, f64),
         sample: usize,
         seed: u64,
@@ -230,7 +230,7 @@ impl FeatureStore {
         if let Some(kept) = self.calibration.as_ref().filter(|k| asked(k)) {
             return kept.calibration.clone();
         }
-        let calibration = model.calibrate(target, stranger_target, sample, seed, strangers);
+        let calibration = classifier.calibrate(target, stranger_target, sample, seed, strangers);
         if self.path.is_some() {
             self.calibration = Some(KeptCalibration {
                 examples: self.digests.clone(),

@@ -1,25 +1,31 @@
-//! Filing learned from the vault: which folders are homes, the model trained on the notes
-//! already in them, its calibration, and the evaluation that measures it on a scratch copy.
+//! Filing learned from the vault: which folders are homes, the classifier trained on the notes
+//! already in them, its calibration, the decision that weighs it with the explicit evidence
+//! ([`decide`], [`trust`]), and the evaluation that measures it on a scratch copy.
 //!
 //! Every folder holding notes is a candidate home, except the inbox, the templates folder,
 //! crew's own notes and the vault's root; the archive only for notes that are done.
 
+pub(crate) mod decide;
+pub mod evaluate;
 pub(crate) mod strangers;
+pub(crate) mod trust;
+
+pub use trust::{Kind, Tally, Trust};
 
 use rustc_hash::FxHashSet;
 use serde::Serialize;
 
 use crate::crew::Folders;
 use crate::vault::Vault;
-use crate::vault::classify::{self, Calibration, Guess, Model};
+use crate::vault::classify::{self, Calibration, Classifier, Guess};
 use crate::vault::feature_store::{FeatureStore, body_of};
 
 /// Filed notes a calibration looks at.
 pub(crate) const CALIBRATION_SAMPLE: usize = 400;
 
-/// The vault's filing model with its calibration.
+/// The vault's learned classifier with its calibration.
 pub struct Learned {
-    pub model: Model,
+    pub classifier: Classifier,
     pub calibration: Calibration,
     excluded: FxHashSet<String>,
     archive: String,
@@ -108,16 +114,16 @@ impl Learned {
         if examples.len() < 5 {
             return None;
         }
-        let model = Model::train(examples);
+        let classifier = Classifier::train(examples);
         let calibration = store.calibrate(
-            &model,
+            &classifier,
             (target, strangers::STRANGER_TARGET),
             CALIBRATION_SAMPLE,
             0,
             strangers::features(),
         );
         Some(Learned {
-            model,
+            classifier,
             calibration,
             excluded,
             archive: folders.archive.clone(),
@@ -137,7 +143,7 @@ impl Learned {
             classify::candidate(folder, &self.excluded)
                 && (is_done || archive.is_empty() || !classify::within(folder, archive))
         };
-        self.model.guess(&feats, &allowed, Some(&names))
+        self.classifier.guess(&feats, &allowed, Some(&names))
     }
 
     /// Whether a guess is sure enough to file: like its folder's notes (a hallmark of the
@@ -210,7 +216,7 @@ pub struct FolderMap {
 
 pub fn folder_map(l: &Learned) -> Vec<FolderMap> {
     let mut out: Vec<FolderMap> = l
-        .model
+        .classifier
         .folders()
         .into_iter()
         .map(|(folder, notes)| FolderMap { folder, notes })

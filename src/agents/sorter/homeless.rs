@@ -40,7 +40,8 @@ fn topic_words(text: &str, learned: &Learned) -> BTreeMap<String, usize> {
     let mut words: BTreeMap<String, usize> = BTreeMap::new();
     for t in classify::tokens(text) {
         let w = t.to_lowercase();
-        if crate::lang::detect::function_word(&w) || learned.model.word_share(&w) > VAULT_SHARE {
+        if crate::lang::detect::function_word(&w) || learned.classifier.word_share(&w) > VAULT_SHARE
+        {
             continue;
         }
         *words.entry(w).or_default() += 1;
@@ -130,7 +131,7 @@ fn shared_words(members: &[usize], words: &[BTreeMap<String, usize>]) -> Vec<Str
 /// two thirds or more of the notes filing learned from, as long as there is one (a vault kept
 /// under `Me/Coding/…` gets its new folder there; one with topics at the root, at the root).
 fn topic_parent(learned: &Learned) -> String {
-    let folders = learned.model.folders();
+    let folders = learned.classifier.folders();
     let total: usize = folders.iter().map(|(_, n)| n).sum();
     let mut at = String::new();
     loop {

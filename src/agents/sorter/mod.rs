@@ -1,46 +1,23 @@
 //! The sorter and `/inbox-triage`: file every inbox note where it belongs, with evidence.
 
-mod decide;
 mod homeless;
 pub mod into;
 mod keys;
 mod model;
+mod report;
 mod scope;
 mod triage;
-mod trust;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::common::{self, link_value_name};
 use super::{Ctx, NativeOutput};
+use crate::agents::filing::decide::last_segment;
 use crate::gate::GateError;
 use crate::vault::Note;
-use decide::last_segment;
 use triage::{inbox_notes, triage};
 
-pub use trust::{Kind, Tally, Trust};
-
-/// What the vault's filed notes say of each kind of explicit evidence, as a triage on `gate`
-/// would measure it now (`crew triage --calibrate` shows it).
-pub fn evidence_trust(
-    gate: &crate::gate::Gate,
-    config: &crate::crew::CrewConfig,
-    today: chrono::NaiveDate,
-) -> Trust {
-    let homes = decide::homes(&config.folders, |d| gate.subdirs(d));
-    let dir_exists = |d: &str| gate.dir_exists(d);
-    let scene = decide::Scene {
-        vault: gate.vault(),
-        folders: &config.folders,
-        homes: &homes,
-        today,
-        threshold: config.triage_confidence,
-        dir_exists: &dir_exists,
-        trust: None,
-    };
-    let filed = super::filing::filed_notes(gate.vault(), &config.folders);
-    Trust::measure(&scene, &filed, config.triage_precision)
-}
+pub use crate::agents::filing::{Kind, Tally, Trust};
 
 /// `/inbox-triage`: file the inbox.
 pub(crate) fn inbox_triage(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {

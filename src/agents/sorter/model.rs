@@ -137,7 +137,7 @@ pub(crate) fn candidate_folders(
     exists: &dyn Fn(&str) -> bool,
 ) -> Vec<(String, usize)> {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-    for (folder, n) in learned.map(|l| l.model.folders()).unwrap_or_default() {
+    for (folder, n) in learned.map(|l| l.classifier.folders()).unwrap_or_default() {
         counts.insert(folder, n);
     }
     for h in homes {

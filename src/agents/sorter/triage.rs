@@ -5,20 +5,19 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rustc_hash::FxHashSet;
 
-use super::decide::{self, Decision, Scene};
 use super::homeless;
 use super::into;
 use super::keys::LazyKeys;
 use super::model::{self, Choice, ModelPass, Unsure};
+use super::report::{postit, render, suggestions};
 use super::scope::Scope;
-use super::trust::{Kind, Tally, Trust};
 use crate::agents::common::{self, suggestion};
+use crate::agents::filing::decide::{self, Decision, Scene};
+use crate::agents::filing::trust::{Kind, Tally, Trust};
 use crate::agents::filing::{self, Learned};
 use crate::agents::moc::MocBatch;
 use crate::agents::{Ctx, NativeOutput};
-use crate::dispatch::suggest::NextAgent;
 use crate::gate::GateError;
-use crate::lang::Lang;
 use crate::tr;
 use crate::vault::Vault;
 use crate::vault::classify;
@@ -39,38 +38,38 @@ const RENAME_WORDS: &[&str] = &[
 const PASSES: usize = 3;
 
 /// One note filed.
-struct Filed {
-    title: String,
-    to: String,
-    evidence: String,
+pub(super) struct Filed {
+    pub(super) title: String,
+    pub(super) to: String,
+    pub(super) evidence: String,
 }
 
 /// What a triage did, for the report and the post-it.
 #[derive(Default)]
-struct Triage {
-    filed: Vec<Filed>,
+pub(super) struct Triage {
+    pub(super) filed: Vec<Filed>,
     /// Notes that stayed, with why.
-    left: Vec<(String, String)>,
+    pub(super) left: Vec<(String, String)>,
     /// Homes that do not exist yet, with the notes waiting for them.
-    missing: BTreeMap<String, Vec<String>>,
-    mocs: BTreeSet<String>,
+    pub(super) missing: BTreeMap<String, Vec<String>>,
+    pub(super) mocs: BTreeSet<String>,
     /// Maps of content crew could not update, with why.
-    mocs_not_written: Vec<String>,
+    pub(super) mocs_not_written: Vec<String>,
     /// Notes filed under another name because theirs was taken.
-    clashes: Vec<String>,
+    pub(super) clashes: Vec<String>,
     /// New folders proposed for notes no folder is like.
-    proposals: Vec<homeless::Proposal>,
+    pub(super) proposals: Vec<homeless::Proposal>,
     /// Notes filed together that link to each other.
-    interlinked: BTreeSet<String>,
+    pub(super) interlinked: BTreeSet<String>,
     /// Inbox notes untouched for 30 days or more (listed, never moved).
-    archive: Vec<String>,
+    pub(super) archive: Vec<String>,
     /// The configured model's pass over the notes crew was unsure of.
-    model: Option<ModelPass>,
+    pub(super) model: Option<ModelPass>,
     /// Kinds of explicit evidence the vault's filed notes contradict (not used this run).
-    distrusted: Vec<(Kind, Tally)>,
+    pub(super) distrusted: Vec<(Kind, Tally)>,
     /// Notes in `left` that the model looked at: it had its say, so they do not go on to a
     /// second, tool-using model pass.
-    left_after_model: usize,
+    pub(super) left_after_model: usize,
 }
 
 /// Inbox notes to file, oldest first (notes being written now and folder notes excluded).
@@ -591,166 +590,6 @@ fn interlinked(vault: &Vault, filed: &[Filed]) -> BTreeSet<String> {
         }
     }
     out
-}
-
-fn section<T>(out: &mut String, title: &str, items: &[T], line: impl Fn(&T) -> String) {
-    if items.is_empty() {
-        return;
-    }
-    out.push_str(title);
-    out.push('\n');
-    for item in items {
-        out.push_str("- ");
-        out.push_str(&line(item));
-        out.push('\n');
-    }
-    out.push('\n');
-}
-
-fn render(t: &Triage, today: &str, l: Lang) -> String {
-    let mut out = tr!(l, "triage.heading", date = today);
-    if t.filed.is_empty() && t.left.is_empty() {
-        out.push_str(&tr!(l, "triage.empty"));
-    }
-    section(
-        &mut out,
-        &tr!(l, "triage.filed", count = t.filed.len()),
-        &t.filed,
-        |f| {
-            let folder = f.to.rsplit_once('/').map_or("", |(d, _)| d);
-            format!("{} → {folder} ({})", f.title, f.evidence)
-        },
-    );
-    let mocs: Vec<&String> = t.mocs.iter().collect();
-    section(&mut out, &tr!(l, "triage.mocs"), &mocs, |m| m.to_string());
-    section(
-        &mut out,
-        &tr!(l, "triage.mocs_not_written"),
-        &t.mocs_not_written,
-        String::clone,
-    );
-    section(
-        &mut out,
-        &tr!(l, "triage.left", count = t.left.len()),
-        &t.left,
-        |(title, why)| format!("{title} — {why}"),
-    );
-    section(
-        &mut out,
-        &tr!(l, "triage.distrusted"),
-        &t.distrusted,
-        |(kind, tally)| {
-            tr!(
-                l,
-                "triage.distrusted.item",
-                kind = format!("`{}`", kind.label()),
-                agreed = tally.agreed,
-                decided = tally.decided
-            )
-        },
-    );
-    section(
-        &mut out,
-        &tr!(l, "triage.archive"),
-        &t.archive,
-        String::clone,
-    );
-    section(
-        &mut out,
-        &tr!(l, "triage.clashes"),
-        &t.clashes,
-        String::clone,
-    );
-    section(&mut out, &tr!(l, "triage.homeless"), &t.proposals, |p| {
-        let names: Vec<&str> = p
-            .notes
-            .iter()
-            .map(|n| n.rsplit('/').next().unwrap_or(n).trim_end_matches(".md"))
-            .collect();
-        tr!(
-            l,
-            "triage.homeless.item",
-            folder = &p.folder,
-            count = p.notes.len(),
-            words = p.words.join(", "),
-            notes = names.join(", "),
-            command = p.command()
-        )
-    });
-    if let Some(pass) = &t.model {
-        out.push_str(&pass.render());
-    }
-    out.push_str(&tr!(
-        l,
-        "triage.stats",
-        filed = t.filed.len(),
-        mocs = t.mocs.len(),
-        left = t.left.len()
-    ));
-    out
-}
-
-/// Work the triage saw for other agents.
-fn suggestions(t: &Triage) -> Vec<NextAgent> {
-    let mut out = Vec::new();
-    for (path, notes) in &t.missing {
-        let one = notes.len() == 1;
-        out.push(suggestion(
-            "architect",
-            &format!(
-                "{} inbox note{} need{} a home that does not exist: {path}",
-                notes.len(),
-                if one { "" } else { "s" },
-                if one { "s" } else { "" }
-            ),
-            &format!(
-                "create {path}/ (with _index.md and a MOC); waiting: {}",
-                notes.join("; ")
-            ),
-        ));
-    }
-    if t.interlinked.len() >= 2 {
-        let names: Vec<&str> = t.interlinked.iter().map(String::as_str).collect();
-        out.push(suggestion(
-            "connector",
-            &format!(
-                "{} notes filed together link to each other; their neighbourhood may need more links",
-                names.len()
-            ),
-            &names.join("; "),
-        ));
-    }
-    if !t.clashes.is_empty() {
-        out.push(suggestion(
-            "librarian",
-            "notes with the same name now live side by side; check for duplicates",
-            &t.clashes.join("; "),
-        ));
-    }
-    out
-}
-
-/// The post-it after a triage. When nothing happened, the memory of the last real triage
-/// (`previous`) stays as it was.
-fn postit(t: &Triage, today: &str, previous: Option<&str>) -> String {
-    if t.filed.is_empty()
-        && t.missing.is_empty()
-        && let Some(previous) = previous
-    {
-        return previous.to_string();
-    }
-    let mut postit = format!(
-        "last triage {today}: {} filed, {} left\n",
-        t.filed.len(),
-        t.left.len()
-    );
-    for (title, why) in t.left.iter().take(20) {
-        postit.push_str(&format!("- left: {title} — {why}\n"));
-    }
-    for m in t.missing.keys() {
-        postit.push_str(&format!("- waiting for architect: {m}\n"));
-    }
-    postit
 }
 
 #[cfg(test)]

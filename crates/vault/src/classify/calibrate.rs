@@ -7,7 +7,7 @@
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use super::{Feature, Guess, Model, shuffle};
+use super::{Classifier, Feature, Guess, shuffle};
 
 /// The shares of a folder's typical nearness tried as the novelty threshold: never below half
 /// (a note less than half as near to a folder's notes as they are to each other is not one of
@@ -126,7 +126,7 @@ struct Choice {
     strangers_filed: usize,
 }
 
-impl Model {
+impl Classifier {
     /// Leave-one-out over up to `sample` filed notes (chosen by `seed`) and guesses for the
     /// `strangers` (raw features of notes that belong nowhere in this vault): the novelty
     /// share and the smallest margin that file most notes while the notes filed reach `target`

@@ -1,5 +1,10 @@
 //! Tests of [`super`] (classify), kept apart to keep the module short.
 
+use std::borrow::Cow;
+
+use rustc_hash::FxHashMap;
+
+use super::guess::readable;
 use super::*;
 
 /// A vault of (path, text) notes, in memory.
@@ -17,7 +22,7 @@ fn feats(words: &str) -> Vec<(Feature, f32)> {
     tokens(words).map(|w| (feature('w', &[w]), 1.0)).collect()
 }
 
-fn model() -> Model {
+fn classifier() -> Classifier {
     let mut ex = Vec::new();
     for i in 0..12 {
         ex.push((
@@ -31,12 +36,12 @@ fn model() -> Model {
             feats(&format!("rust compiler borrow function crate{i}")),
         ));
     }
-    Model::train(ex)
+    Classifier::train(ex)
 }
 
 #[test]
 fn nearest_folder_wins_with_a_margin() {
-    let m = model();
+    let m = classifier();
     let g = m.guess(&feats("a new bake with flour"), &|_| true, None);
     assert_eq!(g.best().map(|b| b.folder.as_str()), Some("Cooking"));
     assert!(g.margin > 0.5, "{}", g.margin);
@@ -46,14 +51,14 @@ fn nearest_folder_wins_with_a_margin() {
 
 #[test]
 fn allowed_limits_the_folders() {
-    let m = model();
+    let m = classifier();
     let g = m.guess(&feats("bake flour rust"), &|f| f == "Code", None);
     assert!(g.ranked.iter().all(|s| s.folder == "Code"));
 }
 
 #[test]
 fn leave_one_out_calibration_reaches_its_target() {
-    let m = model();
+    let m = classifier();
     let c = m.calibrate(0.95, 0.05, 100, 7, &[]);
     assert_eq!(c.sampled, 24);
     assert!(c.precision >= 0.95 && c.coverage > 0.9, "{c:?}");
@@ -61,7 +66,7 @@ fn leave_one_out_calibration_reaches_its_target() {
 
 /// Two folders whose notes share common words ("notes", "today", in half of each) and each
 /// has words of its own.
-fn model_with_common_words() -> Model {
+fn classifier_with_common_words() -> Classifier {
     let mut ex = Vec::new();
     for i in 0..12 {
         let common = if i % 2 == 0 { "notes today" } else { "" };
@@ -83,12 +88,12 @@ fn model_with_common_words() -> Model {
             feats(&format!("other thing{i}")),
         ));
     }
-    Model::train(ex)
+    Classifier::train(ex)
 }
 
 #[test]
 fn a_guess_resting_on_words_every_folder_uses_has_no_hallmark() {
-    let m = model_with_common_words();
+    let m = classifier_with_common_words();
     let g = m.guess(&feats("notes today groceries"), &|_| true, None);
     assert!(g.best().is_some(), "common words still rank a folder");
     assert!(!g.hallmark, "{g:?}");
@@ -98,7 +103,7 @@ fn a_guess_resting_on_words_every_folder_uses_has_no_hallmark() {
 
 #[test]
 fn strangers_are_left_alone_and_counted() {
-    let m = model_with_common_words();
+    let m = classifier_with_common_words();
     let strangers: Vec<Vec<(Feature, f32)>> = [
         "notes today milk eggs butter",
         "notes today walked the dog",
@@ -120,7 +125,7 @@ fn strangers_are_left_alone_and_counted() {
 
 #[test]
 fn a_near_note_is_at_home_and_a_far_one_is_not() {
-    let m = model_with_common_words();
+    let m = classifier_with_common_words();
     let c = m.calibrate(0.95, 0.05, 100, 7, &[]);
     let near = m.guess(&feats("recipe flour oven bake"), &|_| true, None);
     let far = m.guess(
@@ -347,7 +352,7 @@ fn a_feature_that_sticks_to_one_folder_weighs_more_than_one_spread_over_many() {
     for i in 0..8 {
         ex.push((20 + i, "Misc".to_string(), feats(&format!("filler{i}"))));
     }
-    let m = Model::train(ex);
+    let m = Classifier::train(ex);
     let idf = |w: &str| m.idf[m.vocab[&feature('w', &[w])] as usize];
     assert!(
         idf("glaze") > 2.0 * idf("table"),
@@ -430,12 +435,12 @@ fn a_left_out_guess_is_the_guess_of_a_model_that_never_saw_the_note() {
     // of the ten. Weighing the left-out note's features as learned with it (as leave-one-out
     // did before) is off by 0.024 on the margin on average here; reweighed, by 0.008.
     let ex = mixed_examples();
-    let m = Model::train(ex.clone());
+    let m = Classifier::train(ex.clone());
     let (mut score_error, mut margin_error, mut differ) = (0.0f32, 0.0f32, 0);
     for (d, (idx, _, raw)) in ex.iter().enumerate() {
         let (left_out, _) = m.guess_left_out(d, &|_| true);
         let without: Vec<Example> = ex.iter().filter(|e| e.0 != *idx).cloned().collect();
-        let truth = Model::train(without).guess(raw, &|_| true, None);
+        let truth = Classifier::train(without).guess(raw, &|_| true, None);
         let score = |g: &Guess, f: &str| {
             let found = g.ranked.iter().find(|s| s.folder == f);
             found.map_or(0.0, |s| s.score)
@@ -484,9 +489,9 @@ fn a_word_only_the_left_out_note_has_does_not_name_its_folder() {
         ));
         ex.push((10 + i, "Lion".to_string(), feats(&format!("mane grass{i}"))));
     }
-    let m = Model::train(ex.clone());
+    let m = Classifier::train(ex.clone());
     let (left_out, _) = m.guess_left_out(0, &|_| true);
-    let truth = Model::train(ex[1..].to_vec()).guess(&ex[0].2, &|_| true, None);
+    let truth = Classifier::train(ex[1..].to_vec()).guess(&ex[0].2, &|_| true, None);
     let zebra = |g: &Guess| {
         g.ranked
             .iter()
@@ -527,7 +532,7 @@ fn topics_and_kinds() -> Vec<Example> {
 
 #[test]
 fn a_note_goes_to_its_topic_and_its_kind() {
-    let m = Model::train(topics_and_kinds());
+    let m = Classifier::train(topics_and_kinds());
     let drawing = m.guess(&feats("git git1 git3 excalidraw drawing0"), &|_| true, None);
     assert_eq!(
         drawing.best().map(|b| b.folder.as_str()),
@@ -549,12 +554,12 @@ fn a_note_goes_to_its_topic_and_its_kind() {
 #[test]
 fn a_left_out_guess_shares_by_kind_as_a_model_without_the_note() {
     let ex = topics_and_kinds();
-    let m = Model::train(ex.clone());
+    let m = Classifier::train(ex.clone());
     let mut score_error = 0.0f32;
     for (d, (idx, _, raw)) in ex.iter().enumerate() {
         let (left_out, _) = m.guess_left_out(d, &|_| true);
         let without: Vec<Example> = ex.iter().filter(|e| e.0 != *idx).cloned().collect();
-        let truth = Model::train(without).guess(raw, &|_| true, None);
+        let truth = Classifier::train(without).guess(raw, &|_| true, None);
         assert_eq!(
             left_out.best().map(|b| &b.folder),
             truth.best().map(|b| &b.folder),
@@ -583,9 +588,9 @@ fn a_folder_only_the_left_out_note_is_in_does_not_take_a_share() {
         feats("python python1 python2 python3 excalidraw elements"),
     );
     ex.push(lone.clone());
-    let m = Model::train(ex.clone());
+    let m = Classifier::train(ex.clone());
     let d = ex.len() - 1;
-    let without = Model::train(ex[..d].to_vec());
+    let without = Classifier::train(ex[..d].to_vec());
     let every = |_: &str| true;
     let pythons = |f: &str| f.starts_with("PYTHON");
     let choices: [&dyn Fn(&str) -> bool; 2] = [&every, &pythons];
@@ -618,7 +623,7 @@ fn a_folder_whose_notes_share_a_form_takes_only_notes_of_that_form() {
             feats(&format!("circuit voltage current ohm{i}")),
         ));
     }
-    let m = Model::train(ex);
+    let m = Classifier::train(ex);
     let mut drawing = feats("circuit sketch arrow");
     drawing.push((feature('h', &["Text Elements"]), 1.0));
     drawing.sort_unstable_by_key(|(f, _)| *f);
@@ -659,7 +664,7 @@ fn a_note_near_a_few_notes_of_a_folder_but_unlike_the_folder_is_not_at_home() {
             feats(&format!("soil seedling compost mulch bloom prune bed{i}")),
         ));
     }
-    let m = Model::train(ex);
+    let m = Classifier::train(ex);
     let c = m.calibrate(0.95, 0.03, 100, 7, &[]);
     let groceries = m.guess(&feats("eggs milk apples bananas bread"), &|_| true, None);
     assert_eq!(groceries.best().map(|b| b.folder.as_str()), Some("Python"));

@@ -88,7 +88,7 @@ pub(crate) fn homes(folders: &Folders, subdirs: impl Fn(&str) -> Vec<String>) ->
     out
 }
 
-pub(super) fn last_segment(folder: &str) -> &str {
+pub(crate) fn last_segment(folder: &str) -> &str {
     folder.rsplit('/').next().unwrap_or(folder)
 }
 
@@ -150,7 +150,7 @@ pub fn decide(scene: &Scene, note_idx: usize) -> Decision {
 
 /// Where each kind of evidence, alone, would send a note (kinds that would not file it left
 /// out): what [`Trust`] measures on filed notes.
-pub(super) fn decide_each_kind(scene: &Scene, note_idx: usize) -> Vec<(Kind, String)> {
+pub(crate) fn decide_each_kind(scene: &Scene, note_idx: usize) -> Vec<(Kind, String)> {
     let (cands, _) = evidence(scene, note_idx);
     let mut kinds: Vec<Kind> = cands.iter().map(|c| c.kind).collect();
     kinds.sort();

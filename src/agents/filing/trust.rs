@@ -4,7 +4,7 @@
 //! rather than places) contradicts them. Its filed notes tell: the sorter asks, for a sample
 //! of them, where the explicit evidence alone would send each note, and counts how often that
 //! is the folder the note is in. A kind the vault clearly contradicts is left out, and the
-//! notes it alone would have filed go to the learned model, which knows when it does not know.
+//! notes it alone would have filed go to the learned classifier, which knows when it does not know.
 
 use std::collections::BTreeMap;
 
@@ -167,6 +167,28 @@ fn wilson_upper(k: usize, n: usize) -> f64 {
     let centre = p + z2 / (2.0 * n);
     let spread = 1.96 * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
     (centre + spread) / (1.0 + z2 / n)
+}
+
+/// What the vault's filed notes say of each kind of explicit evidence, as a triage on `gate`
+/// would measure it now (`crew triage --calibrate` shows it).
+pub fn evidence_trust(
+    gate: &crate::gate::Gate,
+    config: &crate::crew::CrewConfig,
+    today: chrono::NaiveDate,
+) -> Trust {
+    let homes = super::decide::homes(&config.folders, |d| gate.subdirs(d));
+    let dir_exists = |d: &str| gate.dir_exists(d);
+    let scene = Scene {
+        vault: gate.vault(),
+        folders: &config.folders,
+        homes: &homes,
+        today,
+        threshold: config.triage_confidence,
+        dir_exists: &dir_exists,
+        trust: None,
+    };
+    let filed = super::filed_notes(gate.vault(), &config.folders);
+    Trust::measure(&scene, &filed, config.triage_precision)
 }
 
 #[cfg(test)]

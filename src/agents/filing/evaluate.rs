@@ -269,21 +269,21 @@ fn add_strangers(
 
 /// What the vault's filed notes say of each kind of explicit evidence (`project:`, `type:`,
 /// tags…): the kinds a triage would leave out. Nothing is written.
-pub fn evidence_trust(vault: Vault, crew: &Crew) -> Result<crate::agents::sorter::Trust, RunError> {
+pub fn evidence_trust(vault: Vault, crew: &Crew) -> Result<filing::Trust, RunError> {
     let gate = crate::gate::Gate::new(
         vault,
         crate::gate::Policy::default(),
         crate::state::journal::Journal::in_memory(),
         true,
     );
-    Ok(crate::agents::sorter::evidence_trust(
+    Ok(filing::trust::evidence_trust(
         &gate,
         &crew.config,
         run::run_clock()?.date(),
     ))
 }
 
-/// The learned model's calibration on the vault as it is, measured now (nothing moves).
+/// The learned classifier's calibration on the vault as it is, measured now (nothing moves).
 pub fn calibrate(vault: &Vault, crew: &Crew) -> Option<filing::Learned> {
     filing::Learned::learn_measured(vault, &crew.config.folders, crew.config.triage_precision)
 }
