@@ -26,6 +26,18 @@ fn check(name: &str) {
     }
 }
 
+/// The mini corpus's figures, counted by hand from the spec's rules: checked on every machine.
+#[test]
+fn mini_corpus_matches_hand_counted_figures() {
+    let fixture = common::mini_corpus();
+    let text = std::fs::read_to_string(fixture.join("../expected.json")).expect("expected.json");
+    let expected: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let got = json_of(crew(&fixture).args(["vault", "stats", "--json"]));
+    for (k, want) in expected.as_object().expect("object") {
+        assert_eq!(&got[k], want, "corpus-mini: {k}");
+    }
+}
+
 #[test]
 fn anishparab_corpus_matches_expected_figures() {
     check("anishparab-obsidian-notes");

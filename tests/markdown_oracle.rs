@@ -15,16 +15,18 @@ fn body(text: &str) -> &str {
     }
 }
 
+/// Every file of every corpus vault (the mini corpus, and the real ones where present).
+fn corpus_notes(check: &str) -> impl Iterator<Item = walkdir::DirEntry> {
+    common::corpus_vaults(check)
+        .into_iter()
+        .flat_map(|root| walkdir::WalkDir::new(root).into_iter().flatten())
+}
+
 #[test]
 fn corpora_code_ranges_match_pulldown_cmark() {
-    let Some(shared) = common::shared() else {
-        common::skipped("../shared is absent, so the corpus differential test did not run");
-        return;
-    };
-    let root = shared.join("corpora/vaults");
     let mut compared = 0;
     let mut failures = Vec::new();
-    for e in walkdir::WalkDir::new(&root).into_iter().flatten() {
+    for e in corpus_notes("the corpus differential test") {
         let p = e.path();
         if !e.file_type().is_file() || p.extension().is_none_or(|x| x != "md") {
             continue;
@@ -39,7 +41,7 @@ fn corpora_code_ranges_match_pulldown_cmark() {
         if !diffs.is_empty() {
             failures.push(format!(
                 "{}:\n{}",
-                p.strip_prefix(&root).unwrap_or(p).display(),
+                p.display(),
                 oracle::describe(body, &diffs)
             ));
         }
@@ -61,14 +63,9 @@ fn corpora_code_ranges_match_pulldown_cmark() {
 /// on every corpus note.
 #[test]
 fn corpora_html_blocks_match_pulldown_cmark() {
-    let Some(shared) = common::shared() else {
-        common::skipped("../shared is absent, so the corpus HTML block test did not run");
-        return;
-    };
-    let root = shared.join("corpora/vaults");
     let (mut compared, mut blocks) = (0, 0);
     let mut failures = Vec::new();
-    for e in walkdir::WalkDir::new(&root).into_iter().flatten() {
+    for e in corpus_notes("the corpus HTML block test") {
         let p = e.path();
         if !e.file_type().is_file() || p.extension().is_none_or(|x| x != "md") {
             continue;
@@ -84,7 +81,7 @@ fn corpora_html_blocks_match_pulldown_cmark() {
         if !diffs.is_empty() {
             failures.push(format!(
                 "{}:\n{}",
-                p.strip_prefix(&root).unwrap_or(p).display(),
+                p.display(),
                 oracle::describe(body, &diffs)
             ));
         }

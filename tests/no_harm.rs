@@ -417,22 +417,11 @@ fn bad_requests_are_usage_errors_and_run_nothing() {
     assert_eq!(snapshot(v.path()), before);
 }
 
-/// The real vaults in `../shared/corpora/vaults`, copied: adopt, the nightly fix, two reports,
+/// The mini corpus and the real vaults in `../shared/corpora/vaults`, copied: adopt, the nightly fix, two reports,
 /// questions, and `init` over them change nothing but crew's own files.
 #[test]
 fn real_vaults_keep_every_note() {
-    let Some(shared) = common::shared() else {
-        common::skipped("../shared is absent: the real-vault no-harm test did not run");
-        return;
-    };
-    let corpora = shared.join("corpora/vaults");
-    let Ok(entries) = std::fs::read_dir(&corpora) else {
-        common::skipped("no corpora/vaults");
-        return;
-    };
-    let mut names: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-    names.sort();
-    for src in names {
+    for src in common::corpus_vaults("the real-vault no-harm test") {
         let tmp = assert_fs::TempDir::new().expect("tmp");
         let dst = tmp.path().join("vault");
         common::copy_dir(&src, &dst);

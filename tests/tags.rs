@@ -252,16 +252,9 @@ fn copy_corpus(from: &Path) -> assert_fs::TempDir {
 
 #[test]
 fn on_the_corpora_the_fix_changes_tag_bytes_only() {
-    let Some(shared) = common::shared() else {
-        common::skipped("../shared is absent, so the corpus tag merge did not run");
-        return;
-    };
-    for name in [
-        "trshpuppy-obsidian-notes",
-        "obsidian-help-en",
-        "anishparab-obsidian-notes",
-    ] {
-        let dir = copy_corpus(&shared.join("corpora/vaults").join(name));
+    for corpus in common::corpus_vaults("the corpus tag merge") {
+        let name = corpus.display();
+        let dir = copy_corpus(&corpus);
         let v = dir.path();
         adopt(v);
         let before = notes(v);
@@ -303,11 +296,8 @@ fn html_tags_match_pulldown_cmark() {
         "a <span style=\"color: #fff\">b</span> <font color=#ffcc00>c</font> <br/> x < y\n".into(),
         "<a href='#part' title=\"t\">jump</a> and <https://x.y/#frag> and <b >#bold</b>\n".into(),
     ];
-    if let Some(shared) = common::shared() {
-        for e in walkdir::WalkDir::new(shared.join("corpora/vaults"))
-            .into_iter()
-            .flatten()
-        {
+    for root in common::corpus_vaults("the HTML tag comparison on the corpora") {
+        for e in walkdir::WalkDir::new(root).into_iter().flatten() {
             if e.path().extension().is_some_and(|x| x == "md")
                 && let Ok(t) = std::fs::read_to_string(e.path())
             {

@@ -72,6 +72,30 @@ pub fn shared() -> Option<PathBuf> {
     p.is_dir().then_some(p)
 }
 
+/// `tests/fixtures/corpus-mini/vault`: a small vault written for the tests, holding one of
+/// each thing the real corpora are checked for, with hand-counted figures beside it.
+pub fn mini_corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus-mini/vault")
+}
+
+/// The vaults a corpus check runs on: the mini corpus always, so the check means something on
+/// a machine without `../shared`, then the real vaults of `../shared/corpora/vaults` where
+/// present (their absence is said as a skip of `check`, which fails in CI).
+pub fn corpus_vaults(check: &str) -> Vec<PathBuf> {
+    let mut out = vec![mini_corpus()];
+    match shared().and_then(|s| std::fs::read_dir(s.join("corpora/vaults")).ok()) {
+        Some(entries) => {
+            let mut real: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+            real.sort();
+            out.extend(real);
+        }
+        None => skipped(&format!(
+            "../shared is absent: {check} ran on the mini corpus only"
+        )),
+    }
+    out
+}
+
 /// Parses a command's stdout as JSON.
 pub fn json_of(cmd: &mut Command) -> serde_json::Value {
     let out = cmd.output().expect("run crew");
