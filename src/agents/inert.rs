@@ -31,15 +31,8 @@ pub(crate) fn inert(text: &str) -> String {
     html.replace("<%", "<\\%")
 }
 
-/// Outside text for one line (a header, a title, a frontmatter value): every line break,
-/// control character and Unicode line separator becomes a space, runs of spaces become one,
-/// so a sender cannot put `---` or `status: …` on a line of its own.
-pub(crate) fn one_line(text: &str) -> String {
-    text.split(|c: char| c.is_whitespace() || c.is_control())
-        .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+/// Outside text for one line: the one rule, shared with the prompts' blocks.
+pub(crate) use crate::model::fence::one_line;
 
 /// A fence line (```` ``` ```` or `~~~`, also inside a quote or a list item, where plugins
 /// run blocks too) whose info string names a language gets `text` as its first word: Obsidian

@@ -8,6 +8,7 @@
 //! against local servers without an async runtime. [`provider`] maps a model id to its
 //! provider, endpoint and key.
 
+pub(crate) mod fence;
 pub mod provider;
 pub mod runner;
 pub mod tools;

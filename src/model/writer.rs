@@ -65,15 +65,6 @@ impl Writer {
     }
 }
 
-/// Text made safe for one line of a prompt: control characters become spaces.
-pub(crate) fn one_line(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect::<String>()
-        .trim()
-        .to_string()
-}
-
 /// A scripted backend for tests of what asks a [`Writer`]: replies in order, requests kept.
 #[cfg(test)]
 pub(crate) mod scripted {

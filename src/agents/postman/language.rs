@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use super::mail::Mail;
 use crate::agents::Ctx;
+use crate::model::fence::{Block, numbered_answers, one_line};
 pub use crate::model::writer::Writer;
-use crate::model::writer::one_line;
 
 /// Characters of a message's plain text a prompt carries.
 pub(crate) const BODY_CHARS: usize = 2_000;
@@ -111,54 +111,28 @@ pub struct Summaries {
 
 /// A message as a prompt block: headers, then the plain text cut at [`BODY_CHARS`].
 fn fenced(label: &str, m: &Mail) -> String {
-    let mut body: String = m.text.trim().chars().take(BODY_CHARS).collect();
-    if m.text.trim().chars().count() > BODY_CHARS {
-        body.push_str("\n[… the rest of the message is left out]");
-    }
-    // a marker inside the text must not end the block early
-    let body = body.replace("===", "= = =");
-    let mut s = format!("=== {label} ===\nFrom: {}\n", one_line(&m.sender()));
-    s.push_str(&format!("Subject: {}\n", one_line(&m.subject)));
+    let mut block = Block::new(label)
+        .header("From", &m.sender())
+        .header("Subject", &m.subject);
     if let Some(d) = m.date {
-        s.push_str(&format!("Date: {}\n", d.format("%Y-%m-%d %H:%M")));
+        block = block.line(&format!("Date: {}", d.format("%Y-%m-%d %H:%M")));
     }
     if !m.attachments.is_empty() {
-        s.push_str(&format!(
-            "Attachments: {}\n",
-            one_line(&m.attachments.join(", "))
-        ));
+        block = block.header("Attachments", &m.attachments.join(", "));
     }
-    s.push_str(&format!("\n{body}\n=== end of {label} ===\n\n"));
-    s
+    block.body(
+        "",
+        &m.text,
+        BODY_CHARS,
+        "[… the rest of the message is left out]",
+    )
 }
 
-/// `N: sentence` lines of a reply, for the numbers asked about; list marks, bold and
-/// brackets around the number are tolerated, anything else is ignored.
+/// `N: sentence` lines of a reply, for the numbers asked about, read by the one rule of
+/// [`numbered_answers`]; anything else is ignored.
 pub(crate) fn parse_summaries(text: &str, asked: &[usize]) -> BTreeMap<usize, String> {
     let mut found = BTreeMap::new();
-    for line in text.lines() {
-        let line = line
-            .trim()
-            .trim_start_matches(['-', '*', '•', ' '])
-            .trim_start_matches("**");
-        let digits: String = line
-            .trim_start_matches(['[', '#'])
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect();
-        let Ok(n) = digits.parse::<usize>() else {
-            continue;
-        };
-        if !asked.contains(&n) || found.contains_key(&n) {
-            continue;
-        }
-        let rest = line
-            .trim_start_matches(['[', '#'])
-            .get(digits.len()..)
-            .unwrap_or("")
-            .trim_start_matches([']', '*', ' '])
-            .trim_start_matches([':', '.', ')', '-', '–', '—'])
-            .trim_start_matches(['*', ' ']);
+    for (n, rest) in numbered_answers(text, asked) {
         let sentence = super::md_inline(rest.trim());
         if sentence.is_empty() {
             continue;

@@ -12,7 +12,8 @@ use serde_json::json;
 use crate::agents::Ctx;
 use crate::agents::filing::Learned;
 use crate::crew::Folders;
-use crate::model::writer::{Writer, one_line};
+use crate::model::fence::{Block, defused, numbered_answers, one_line};
+use crate::model::writer::Writer;
 
 /// Characters of a note's text a prompt carries.
 pub(crate) const NOTE_CHARS: usize = 1_500;
@@ -176,11 +177,6 @@ pub(crate) fn candidates_of(
         .collect()
 }
 
-/// Untrusted text for inside a block: a marker in it must not end the block early.
-fn defused(s: &str) -> String {
-    s.replace("===", "= = =")
-}
-
 /// The list of folders a prompt offers.
 pub(crate) fn folder_list(folders: &[(String, usize)]) -> String {
     let mut s = String::from("Folders:\n");
@@ -196,64 +192,37 @@ pub(crate) fn folder_list(folders: &[(String, usize)]) -> String {
 
 /// One note as a prompt block: title, crew's reason and candidates, then the start of its text.
 pub(crate) fn fenced(n: usize, o: &Offer) -> String {
-    let mut s = format!(
-        "=== note {n} ===\nTitle: {}\n",
-        defused(&one_line(&o.title))
-    );
-    s.push_str(&format!(
-        "Why crew kept it: {}\n",
-        defused(&one_line(&o.reason))
-    ));
+    let mut block = Block::new(&format!("note {n}"))
+        .header("Title", &o.title)
+        .header("Why crew kept it", &o.reason);
     if o.candidates.is_empty() {
-        s.push_str("Crew's candidates: none\n");
+        block = block.line("Crew's candidates: none");
     } else {
-        s.push_str("Crew's candidates:\n");
+        block = block.line("Crew's candidates:");
         for c in &o.candidates {
-            s.push_str(&format!(
-                "- {} (score {:.2}): {}\n",
-                c.folder,
+            block = block.line(&format!(
+                "- {} (score {:.2}): {}",
+                defused(&one_line(&c.folder)),
                 c.score,
                 defused(&one_line(&c.evidence.join(", ")))
             ));
         }
     }
-    let mut text: String = o.excerpt.trim().chars().take(NOTE_CHARS).collect();
-    if o.excerpt.trim().chars().count() > NOTE_CHARS {
-        text.push_str("\n[… the rest of the note is left out]");
-    }
-    s.push_str(&format!(
-        "Text:\n{}\n=== end of note {n} ===\n\n",
-        defused(&text)
-    ));
-    s
+    block.body(
+        "Text:",
+        &o.excerpt,
+        NOTE_CHARS,
+        "[… the rest of the note is left out]",
+    )
 }
 
 /// `N: FOLDER` and `N: stay` lines of a reply, for the numbers asked about (the first line
-/// for a number counts). List marks and bold around the number are tolerated; a line in any
-/// other form is ignored, so its note stays.
+/// for a number counts), read by the one rule of [`numbered_answers`]; a line in any other
+/// form is ignored, so its note stays.
 pub(crate) fn parse_answers(text: &str, asked: &[usize]) -> BTreeMap<usize, Answer> {
     let mut found = BTreeMap::new();
-    for line in text.lines() {
-        let line = line
-            .trim()
-            .trim_start_matches(['-', '*', '•', ' '])
-            .trim_start_matches(['*', '#', '[']);
-        let digits: String = line.chars().take_while(char::is_ascii_digit).collect();
-        let Ok(n) = digits.parse::<usize>() else {
-            continue;
-        };
-        if !asked.contains(&n) || found.contains_key(&n) {
-            continue;
-        }
-        let Some(rest) = line
-            .get(digits.len()..)
-            .map(|r| r.trim_start_matches([']', '*']).trim_start())
-            .and_then(|r| r.strip_prefix(':'))
-        else {
-            continue;
-        };
-        let answer = rest
-            .trim()
+    for (n, answer) in numbered_answers(text, asked) {
+        let answer = answer
             .trim_matches(['*', '`', '"', '\''])
             .trim()
             .trim_end_matches('/');
