@@ -154,7 +154,10 @@ fn a_source_renamed_or_deleted_meanwhile_fails_the_move_and_rolls_back_the_links
             panic!("{r:?}")
         };
         assert!(reason.contains("moved or deleted"), "{reason}");
-        assert!(undone.contains("rolled back"), "{undone}");
+        assert!(
+            undone.undone > 0 && undone.not_undone.is_empty(),
+            "{undone}"
+        );
         assert_eq!(
             read(&dir, "Linker.md"),
             "héllo wörld [[00-Inbox/Z small]] ände\n",
@@ -260,7 +263,10 @@ fn a_destination_folder_that_cannot_be_made_rolls_back_the_status_mark_too() {
     assert_eq!(to, "Dest/N.md", "the error names the destination");
     assert!(reason.contains("Dest"), "{reason}");
     let undone = g.rollback_to(mark);
-    assert!(undone.contains("rolled back"), "{undone}");
+    assert!(
+        undone.undone > 0 && undone.not_undone.is_empty(),
+        "{undone}"
+    );
     assert_eq!(
         read(&dir, "00-Inbox/N.md"),
         "---\nstatus: inbox\n---\nn [[00-Inbox/N]]\n"
@@ -320,7 +326,7 @@ fn a_move_that_cannot_keep_every_link_changes_nothing() {
             panic!("{why}: {r:?}")
         };
         assert!(reason.contains(why), "{why}: {reason}");
-        assert_eq!(undone, "nothing was changed");
+        assert!(undone.nothing_changed(), "{why}: {undone}");
         assert_eq!(before, common::snapshot(v.path()), "{why}: nothing changed");
         assert!(g.operations().is_empty());
     }

@@ -84,8 +84,38 @@ pub enum GateError {
         from: String,
         to: String,
         reason: String,
-        undone: String,
+        undone: Rollback,
     },
+}
+
+/// What [`Gate::rollback_to`] did with the operations it was asked to take back.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rollback {
+    /// Operations reversed.
+    pub undone: usize,
+    /// Operations that could not be, each with its path and why.
+    pub not_undone: Vec<String>,
+}
+
+impl Rollback {
+    /// Whether there was nothing to take back: no file changed.
+    pub fn nothing_changed(&self) -> bool {
+        self.undone == 0 && self.not_undone.is_empty()
+    }
+}
+
+impl std::fmt::Display for Rollback {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.undone, self.not_undone.is_empty()) {
+            (0, true) => f.write_str("nothing was changed"),
+            (n, true) => write!(f, "the {n} change(s) already made were rolled back"),
+            (n, false) => write!(
+                f,
+                "{n} change(s) were rolled back, but not: {}",
+                self.not_undone.join("; ")
+            ),
+        }
+    }
 }
 
 impl From<crate::state::journal::JournalError> for GateError {
@@ -682,26 +712,18 @@ impl Gate {
     /// Each step is itself a compare-and-swap: a file is put back only while it still holds
     /// what the gate wrote. The journal file keeps the reversed entries; `crew undo` sees them
     /// as never applied (the files hold their "before" bytes again).
-    pub fn rollback_to(&mut self, mark: usize) -> String {
-        let mut undone = 0;
-        let mut failed = Vec::new();
+    pub fn rollback_to(&mut self, mark: usize) -> Rollback {
+        let mut rollback = Rollback::default();
         while self.journal.entries.len() > mark {
             let Some((op, original)) = self.journal.pop() else {
                 break;
             };
             match self.reverse(&op, original) {
-                Ok(()) => undone += 1,
-                Err(why) => failed.push(format!("{} ({why})", op.path)),
+                Ok(()) => rollback.undone += 1,
+                Err(why) => rollback.not_undone.push(format!("{} ({why})", op.path)),
             }
         }
-        match (undone, failed.is_empty()) {
-            (0, true) => "nothing was changed".to_string(),
-            (n, true) => format!("the {n} change(s) already made were rolled back"),
-            (n, false) => format!(
-                "{n} change(s) were rolled back, but not: {}",
-                failed.join("; ")
-            ),
-        }
+        rollback
     }
 
     fn reverse(&mut self, op: &Operation, original: Option<Vec<u8>>) -> Result<(), String> {

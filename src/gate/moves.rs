@@ -109,7 +109,7 @@ impl Gate {
                     from,
                     to,
                     reason,
-                    undone: "nothing was changed".into(),
+                    undone: super::Rollback::default(),
                 });
             }
         };

@@ -17,7 +17,7 @@ use crate::agents::filing::trust::{Kind, Tally, Trust};
 use crate::agents::filing::{self, Learned};
 use crate::agents::moc::MocBatch;
 use crate::agents::{Ctx, NativeOutput};
-use crate::gate::GateError;
+use crate::gate::{self, GateError};
 use crate::tr;
 use crate::vault::Vault;
 use crate::vault::classify;
@@ -300,8 +300,10 @@ fn file_in_passes(
                 continue;
             };
             match file_note(ctx, i, &dest, judges, &decision)? {
-                Err(why) => stayed.push((path, title, Err(why))),
-                Ok(done) => record(ctx, judges.label, &dest, done, t, batch)?,
+                Filing::Stayed(why) => stayed.push((path, title, Err(why.to_string()))),
+                Filing::Moved(filed, clash) => {
+                    record(ctx, judges.label, &dest, (filed, clash), t, batch)?;
+                }
             }
         }
         if pass == PASSES {
@@ -403,12 +405,12 @@ fn file_model_choices(
                     ignored: Vec::new(),
                 };
                 match file_note(ctx, i, dest, judges, &decision)? {
-                    Ok(done) => {
+                    Filing::Moved(filed, clash) => {
                         pass.filed.push((c.title.clone(), dest.clone()));
-                        record(ctx, judges.label, dest, done, t, batch)?;
+                        record(ctx, judges.label, dest, (filed, clash), t, batch)?;
                         None
                     }
-                    Err(why) => Some(why),
+                    Filing::Stayed(why) => Some(why.to_string()),
                 }
             }
             (Choice::Stay(why), _) => Some(why.clone()),
@@ -488,15 +490,38 @@ fn decide_note(
     }
 }
 
-/// Files one note into `dest`: its status first, in the inbox, then the move. `Ok(Err(why))`
-/// when the note stays (nothing of it changed); `Ok(Ok((filed, clash)))` when it moved.
+/// What became of one note crew decided to file.
+enum Filing {
+    /// It moved: where to, and the name it was filed under when the wanted one was taken.
+    Moved(Filed, Option<String>),
+    /// It stayed in the inbox, unchanged.
+    Stayed(NotFiled),
+}
+
+/// Why a note crew decided to file stayed where it was.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum NotFiled {
+    #[error("the file is not valid UTF-8; crew does not change it")]
+    NotUtf8,
+    #[error("crew could not file it: {0}")]
+    Refused(GateError),
+    /// The move failed after its status mark was written: the mark was taken back (or not).
+    #[error("crew could not file it: {error}; its status mark: {rollback}")]
+    MarkRolledBack {
+        error: GateError,
+        rollback: gate::Rollback,
+    },
+}
+
+/// Files one note into `dest`: its status first, in the inbox, then the move. An error is one
+/// the run cannot go on after; a note that could not be filed is [`Filing::Stayed`].
 fn file_note(
     ctx: &mut Ctx,
     i: usize,
     dest: &str,
     judges: &Judges,
     decision: &Decision,
-) -> Result<Result<(Filed, Option<String>), String>, GateError> {
+) -> Result<Filing, GateError> {
     let rename = judges.rename;
     let note = ctx.gate.vault().notes[i].clone();
     let title = note.name().to_string();
@@ -513,12 +538,10 @@ fn file_note(
     };
     let wanted = format!("{dest}/{file_name}");
     if note.invalid_utf8 {
-        return Ok(Err(
-            "the file is not valid UTF-8; crew does not change it".into()
-        ));
+        return Ok(Filing::Stayed(NotFiled::NotUtf8));
     }
     if let Err(e) = ctx.gate.check(&wanted) {
-        return Ok(Err(format!("crew could not file it: {e}")));
+        return Ok(Filing::Stayed(NotFiled::Refused(e)));
     }
     // status first, in the inbox: a run killed between the two steps leaves a note that a
     // re-run files again, never a filed note still marked `inbox`; only the keys the vault's
@@ -538,24 +561,24 @@ fn file_note(
         Err(e) => {
             // the move failed: the `status: filed` mark goes too, so the note says `inbox`
             // while it is in the inbox
-            let undone = ctx.gate.rollback_to(mark);
-            return Ok(Err(if undone == "nothing was changed" {
-                format!("crew could not file it: {e}")
+            let rollback = ctx.gate.rollback_to(mark);
+            return Ok(Filing::Stayed(if rollback.nothing_changed() {
+                NotFiled::Refused(e)
             } else {
-                format!("crew could not file it: {e}; its status mark: {undone}")
+                NotFiled::MarkRolledBack { error: e, rollback }
             }));
         }
     };
     let clash =
         (outcome.to != wanted).then(|| format!("{wanted} existed; filed as {}", outcome.to));
-    Ok(Ok((
+    Ok(Filing::Moved(
         Filed {
             title,
             to: outcome.to,
             evidence: decision.evidence.clone(),
         },
         clash,
-    )))
+    ))
 }
 
 /// Whether note `i` links to one of `moved` (by wikilink or Markdown link), is linked from
