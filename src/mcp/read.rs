@@ -43,14 +43,16 @@ pub(crate) fn locate(vault: &Vault, target: &str) -> Result<String, Refusal> {
                 .into(),
         ));
     }
-    let path = readable_file(wanted, INSTEAD).map_err(Refusal)?;
+    let path = readable_file(wanted, INSTEAD).map_err(|e| Refusal(e.to_string()))?;
     let id = vault
         .files
         .id_of(&path)
         .or_else(|| vault.files.resolve("", &path).file());
     match id.and_then(|id| vault.files.paths.get(id)) {
         // what a name resolved to passes the same walls as a path given outright
-        Some(found) if !found.is_empty() => readable_file(found, INSTEAD).map_err(Refusal),
+        Some(found) if !found.is_empty() => {
+            readable_file(found, INSTEAD).map_err(|e| Refusal(e.to_string()))
+        }
         _ => Err(Refusal(format!(
             "no note or attachment `{wanted}` in the vault; search finds notes by their words"
         ))),

@@ -75,18 +75,54 @@ pub(crate) fn specs(capabilities: &[String]) -> Vec<ToolSpec> {
     out
 }
 
-fn arg<'a>(args: &'a Value, key: &str) -> Result<&'a str, String> {
-    args.get(key)
-        .and_then(Value::as_str)
-        .ok_or_else(|| format!("missing string argument `{key}`"))
+/// Why a tool call did nothing: told to the model as the call's result, so it can try again
+/// another way.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ToolError {
+    #[error("missing string argument `{0}`")]
+    MissingArgument(String),
+    #[error("`{0}` is not a note path; note paths end in .md")]
+    NotANotePath(String),
+    #[error("`{path}` is in a hidden folder; {instead}")]
+    Hidden { path: String, instead: String },
+    #[error("refused `{path}`: {why}; a model changes it only when the user's request names it")]
+    Closed { path: String, why: &'static str },
+    #[error(
+        "refused `{0}`: the text holds Templater code (`<% … %>`), which Obsidian may run; a model writes it only when the user's request asks for templates"
+    )]
+    Templater(String),
+    #[error(
+        "refused `{0}`: that would empty the note; a model replaces a note's text but never blanks it (edit_note changes a passage)"
+    )]
+    Emptying(String),
+    #[error("no note at `{0}`; list_notes or search_notes finds paths")]
+    NoNote(String),
+    #[error("mode `{0}` is not create, overwrite or append")]
+    UnknownMode(String),
+    #[error("`find` is empty")]
+    EmptyFind,
+    #[error("the passage was not found in {0}; read_note shows its exact text")]
+    PassageNotFound(String),
+    #[error("the passage occurs {times} times in {path}; include more context so it occurs once")]
+    PassageRepeated { path: String, times: usize },
+    #[error("unknown tool `{0}`")]
+    UnknownTool(String),
+    #[error(transparent)]
+    Gate(#[from] GateError),
 }
 
-fn note_path(p: &str) -> Result<String, String> {
+fn arg<'a>(args: &'a Value, key: &str) -> Result<&'a str, ToolError> {
+    args.get(key)
+        .and_then(Value::as_str)
+        .ok_or_else(|| ToolError::MissingArgument(key.to_string()))
+}
+
+fn note_path(p: &str) -> Result<String, ToolError> {
     let p = p.trim().trim_start_matches("./");
     if p.to_lowercase().ends_with(".md") {
         Ok(p.to_string())
     } else {
-        Err(format!("`{p}` is not a note path; note paths end in .md"))
+        Err(ToolError::NotANotePath(p.to_string()))
     }
 }
 
@@ -98,7 +134,7 @@ pub(crate) fn is_hidden(path: &str) -> bool {
 }
 
 /// A path a model may read: jailed, and outside hidden folders.
-fn readable_path(p: &str) -> Result<String, String> {
+fn readable_path(p: &str) -> Result<String, ToolError> {
     readable_file(
         &note_path(p)?,
         "a model reads only the vault's notes (list_notes shows them)",
@@ -108,10 +144,13 @@ fn readable_path(p: &str) -> Result<String, String> {
 /// Any file an outside reader may read (a note or an attachment): jailed — vault-relative, no
 /// `..` — and outside hidden folders. `instead` ends the refusal of a hidden path. The MCP
 /// server reads through this jail too, so both outside readers stop at the same walls.
-pub(crate) fn readable_file(p: &str, instead: &str) -> Result<String, String> {
-    let path = jail(p).map_err(|e| e.to_string())?;
+pub(crate) fn readable_file(p: &str, instead: &str) -> Result<String, ToolError> {
+    let path = jail(p)?;
     if is_hidden(&path) {
-        return Err(format!("`{path}` is in a hidden folder; {instead}"));
+        return Err(ToolError::Hidden {
+            path,
+            instead: instead.to_string(),
+        });
     }
     Ok(path)
 }
@@ -167,11 +206,12 @@ fn closed_because(gate: &Gate, folders: &Folders, path: &str) -> Option<&'static
 }
 
 /// Refuses a change to a closed note the request does not name.
-fn guard(gate: &Gate, ctx: &ToolContext, path: &str) -> Result<(), String> {
+fn guard(gate: &Gate, ctx: &ToolContext, path: &str) -> Result<(), ToolError> {
     match closed_because(gate, ctx.folders, path) {
-        Some(why) if !request_names(ctx.request, path) => Err(format!(
-            "refused `{path}`: {why}; a model changes it only when the user's request names it"
-        )),
+        Some(why) if !request_names(ctx.request, path) => Err(ToolError::Closed {
+            path: path.to_string(),
+            why,
+        }),
         _ => Ok(()),
     }
 }
@@ -179,16 +219,14 @@ fn guard(gate: &Gate, ctx: &ToolContext, path: &str) -> Result<(), String> {
 /// Refuses new text holding Templater code (`<% … %>`) unless the user asked for templates:
 /// Templater runs such code when a note is created or used as a template, so a model (told by
 /// a note or a mail) could otherwise plant a script.
-fn guard_content(ctx: &ToolContext, path: &str, text: &str) -> Result<(), String> {
+fn guard_content(ctx: &ToolContext, path: &str, text: &str) -> Result<(), ToolError> {
     let templater = text.contains("<%") && text.contains("%>");
     let asked = has_words(&loose(ctx.request), "template")
         || has_words(&loose(ctx.request), "templater")
         || has_words(&loose(ctx.request), "templates")
         || request_names(ctx.request, path);
     if templater && !asked {
-        return Err(format!(
-            "refused `{path}`: the text holds Templater code (`<% … %>`), which Obsidian may run; a model writes it only when the user's request asks for templates"
-        ));
+        return Err(ToolError::Templater(path.to_string()));
     }
     Ok(())
 }
@@ -204,24 +242,20 @@ fn near_blank(text: &str) -> bool {
 }
 
 /// Refuses turning a note that says something into one that says nothing.
-fn refuse_emptying(old: &str, new: &str, path: &str) -> Result<(), String> {
+fn refuse_emptying(old: &str, new: &str, path: &str) -> Result<(), ToolError> {
     if near_blank(new) && !near_blank(old) {
-        return Err(format!(
-            "refused `{path}`: that would empty the note; a model replaces a note's text but never blanks it (edit_note changes a passage)"
-        ));
+        return Err(ToolError::Emptying(path.to_string()));
     }
     Ok(())
 }
 
 /// A note's text for a model: through the gate's read jail (no symlink, only a regular file,
 /// never a FIFO or device) and at most [`MODEL_READ_CAP`] bytes.
-fn model_read(gate: &Gate, path: &str) -> Result<String, String> {
+fn model_read(gate: &Gate, path: &str) -> Result<String, ToolError> {
     match gate.read_checked(path, MODEL_READ_CAP) {
         Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
-        Err(GateError::NotFound { .. }) => Err(format!(
-            "no note at `{path}`; list_notes or search_notes finds paths"
-        )),
-        Err(e) => Err(e.to_string()),
+        Err(GateError::NotFound { .. }) => Err(ToolError::NoNote(path.to_string())),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -246,7 +280,7 @@ pub fn execute(gate: &mut Gate, ctx: &ToolContext, call: &ToolCall) -> String {
     }
 }
 
-fn run(gate: &mut Gate, ctx: &ToolContext, name: &str, args: &Value) -> Result<String, String> {
+fn run(gate: &mut Gate, ctx: &ToolContext, name: &str, args: &Value) -> Result<String, ToolError> {
     match name {
         "list_notes" => list_notes(gate, args),
         "read_note" => read_note(gate, args),
@@ -254,11 +288,11 @@ fn run(gate: &mut Gate, ctx: &ToolContext, name: &str, args: &Value) -> Result<S
         "write_note" => write_note(gate, ctx, args),
         "edit_note" => edit_note(gate, ctx, args),
         "move_note" => move_note(gate, ctx, args),
-        other => Err(format!("unknown tool `{other}`")),
+        other => Err(ToolError::UnknownTool(other.to_string())),
     }
 }
 
-fn list_notes(gate: &Gate, args: &Value) -> Result<String, String> {
+fn list_notes(gate: &Gate, args: &Value) -> Result<String, ToolError> {
     let folder = args
         .get("folder")
         .and_then(Value::as_str)
@@ -292,7 +326,7 @@ fn list_notes(gate: &Gate, args: &Value) -> Result<String, String> {
     ))
 }
 
-fn read_note(gate: &mut Gate, args: &Value) -> Result<String, String> {
+fn read_note(gate: &mut Gate, args: &Value) -> Result<String, ToolError> {
     let path = readable_path(arg(args, "path")?)?;
     let text = model_read(gate, &path)?;
     let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
@@ -319,7 +353,7 @@ fn search_notes(
     folders: &Folders,
     today: chrono::NaiveDate,
     args: &Value,
-) -> Result<String, String> {
+) -> Result<String, ToolError> {
     let query = arg(args, "query")?;
     let limit = args
         .get("limit")
@@ -339,7 +373,7 @@ fn search_notes(
         .join("\n"))
 }
 
-fn write_note(gate: &mut Gate, ctx: &ToolContext, args: &Value) -> Result<String, String> {
+fn write_note(gate: &mut Gate, ctx: &ToolContext, args: &Value) -> Result<String, ToolError> {
     let path = note_path(arg(args, "path")?)?;
     let content = arg(args, "content")?;
     guard_content(ctx, &path, content)?;
@@ -349,7 +383,7 @@ fn write_note(gate: &mut Gate, ctx: &ToolContext, args: &Value) -> Result<String
             guard(gate, ctx, &path)?;
             gate.create(&path, content.as_bytes())
                 .map(|p| format!("created {p}"))
-                .map_err(|e| e.to_string())
+                .map_err(ToolError::from)
         }
         "overwrite" => {
             guard(gate, ctx, &path)?;
@@ -357,8 +391,7 @@ fn write_note(gate: &mut Gate, ctx: &ToolContext, args: &Value) -> Result<String
             if let Some(old) = &old {
                 refuse_emptying(old, content, &path)?;
             }
-            gate.write(&path, content.as_bytes())
-                .map_err(|e| e.to_string())?;
+            gate.write(&path, content.as_bytes())?;
             // the gate journaled the earlier text before replacing it
             Ok(match old {
                 Some(_) => format!(
@@ -371,45 +404,40 @@ fn write_note(gate: &mut Gate, ctx: &ToolContext, args: &Value) -> Result<String
             guard(gate, ctx, &path)?;
             gate.append(&path, content)
                 .map(|_| format!("appended to {path}"))
-                .map_err(|e| e.to_string())
+                .map_err(ToolError::from)
         }
-        other => Err(format!("mode `{other}` is not create, overwrite or append")),
+        other => Err(ToolError::UnknownMode(other.to_string())),
     }
 }
 
-fn edit_note(gate: &mut Gate, ctx: &ToolContext, args: &Value) -> Result<String, String> {
+fn edit_note(gate: &mut Gate, ctx: &ToolContext, args: &Value) -> Result<String, ToolError> {
     let path = note_path(arg(args, "path")?)?;
     let find = arg(args, "find")?;
     let replace = arg(args, "replace")?;
     if find.is_empty() {
-        return Err("`find` is empty".into());
+        return Err(ToolError::EmptyFind);
     }
     guard(gate, ctx, &path)?;
     guard_content(ctx, &path, replace)?;
     let text = model_read(gate, &path)?;
     match text.matches(find).count() {
-        0 => Err(format!(
-            "the passage was not found in {path}; read_note shows its exact text"
-        )),
+        0 => Err(ToolError::PassageNotFound(path)),
         1 => {
             refuse_emptying(&text, &text.replacen(find, replace, 1), &path)?;
-            gate.edit(&path, "model edit", |t| t.replacen(find, replace, 1))
-                .map_err(|e| e.to_string())?;
+            gate.edit(&path, "model edit", |t| t.replacen(find, replace, 1))?;
             Ok(format!("edited {path}"))
         }
-        n => Err(format!(
-            "the passage occurs {n} times in {path}; include more context so it occurs once"
-        )),
+        times => Err(ToolError::PassageRepeated { path, times }),
     }
 }
 
-fn move_note(gate: &mut Gate, ctx: &ToolContext, args: &Value) -> Result<String, String> {
+fn move_note(gate: &mut Gate, ctx: &ToolContext, args: &Value) -> Result<String, ToolError> {
     let from = note_path(arg(args, "from")?)?;
     let to = note_path(arg(args, "to")?)?;
     // both ends: moving a note into the templates folder makes it a template
     guard(gate, ctx, &from)?;
     guard(gate, ctx, &to)?;
-    let out = gate.move_file(&from, &to).map_err(|e| e.to_string())?;
+    let out = gate.move_file(&from, &to)?;
     let links: usize = out.rewritten.iter().map(|(_, n)| n).sum();
     Ok(format!(
         "moved {} → {} ({links} link(s) rewritten in {} note(s))",
