@@ -396,6 +396,41 @@ fn smart_batch_clusters_files_and_cross_links_on_request() {
     );
 }
 
+/// "find connections for Excalidraw" where no note has that name: the note whose alias it is,
+/// else the one whose name holds it, is the one discovered for — never the whole-vault audit.
+#[test]
+fn connector_finds_the_note_a_topic_means_by_alias_or_name() {
+    let v = vault(&[
+        (
+            "Plugins/obsidian-excalidraw-plugin.md",
+            "---\naliases: [Drawing board]\n---\nSketches with levain-free diagrams.",
+        ),
+        (
+            "Plugins/excalidraw-plugin-settings-and-keys-extra.md",
+            "Longer name holding the word too.",
+        ),
+        ("Notes/Sketching.md", "Diagrams and sketches, no link yet."),
+        ("Notes/Other.md", "Nothing to do with it."),
+    ]);
+    let out = output(&ask(v.path(), &["find connections for Excalidraw"]), 0);
+    assert!(
+        out.starts_with("## Connections for [[obsidian-excalidraw-plugin]]"),
+        "the shortest name holding the topic: {out}"
+    );
+    assert!(out.contains("its name holds “excalidraw”"), "{out}");
+    let out = output(&ask(v.path(), &["find connections for drawing board"]), 0);
+    assert!(
+        out.starts_with("## Connections for [[obsidian-excalidraw-plugin]]"),
+        "{out}"
+    );
+    assert!(out.contains("its alias “Drawing board”"), "{out}");
+    let out = output(&ask(v.path(), &["find connections for Zeppelins"]), 0);
+    assert!(
+        !out.contains("## Connections for"),
+        "a topic nothing names is no note's: {out}"
+    );
+}
+
 #[test]
 fn connector_modes_answer_what_was_asked() {
     let v = vault(&[

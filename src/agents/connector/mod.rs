@@ -14,7 +14,7 @@ use super::common::{self, suggestion};
 use super::moc::{self, insert_under_heading};
 use super::{Ctx, NativeOutput};
 use crate::analysis::graph::{Graph, GraphAudit, graph_audit, is_moc};
-use crate::dispatch::normalize::normalize;
+use crate::dispatch::normalize::{normalize, words};
 use crate::gate::GateError;
 use crate::lang::Lang;
 use crate::tr;
@@ -82,7 +82,8 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         return Ok(bridges(ctx));
     }
     let request = format!("{} {}", ctx.step.message, ctx.step.task);
-    if let Some(target) = named_note(ctx.gate.vault(), &request) {
+    if let Some(named) = named_note(ctx.gate.vault(), &request) {
+        let target = named.note;
         if ctx.asks(&[
             "constellation",
             "around",
@@ -94,20 +95,39 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         ]) {
             return Ok(constellation(ctx, target));
         }
-        return connections_for(ctx, target);
+        return connections_for(ctx, &named);
     }
     graph_health(ctx)
 }
 
+/// A note a request names; `topic` when the request named no note by its name and the note
+/// was found another way (what the request said, and how it led there).
+struct Named {
+    note: usize,
+    topic: Option<(String, Found)>,
+}
+
+/// How a topic that is no note's name led to a note.
+enum Found {
+    /// One of the note's aliases is the topic.
+    Alias(String),
+    /// The note's name holds the topic's words.
+    NameHolds,
+}
+
 /// The note a request names: a `[[link]]`, or the words after "for", "of", "around", "to"…
-/// when they are a note's name (the longest name found there wins). A name must be named:
-/// words elsewhere in the request never pick a note.
-fn named_note(vault: &Vault, request: &str) -> Option<usize> {
+/// when they are a note's name (the longest name found there wins), else one of its aliases,
+/// else the one note whose name holds those words ("Excalidraw" →
+/// `obsidian-excalidraw-plugin`: of several, the shortest name, then the most linked to). A
+/// name must be named: words elsewhere in the request never pick a note.
+fn named_note(vault: &Vault, request: &str) -> Option<Named> {
     if let Some(start) = request.find("[[") {
         let rest = &request[start + 2..];
         let target = rest.split([']', '|', '#']).next().unwrap_or("");
         if let crate::vault::Resolution::File { id, .. } = vault.files.resolve("", target) {
-            return vault.note_of_file(id);
+            return vault
+                .note_of_file(id)
+                .map(|note| Named { note, topic: None });
         }
     }
     let normal = format!(" {} ", normalize(request));
@@ -133,17 +153,83 @@ fn named_note(vault: &Vault, request: &str) -> Option<usize> {
         .iter()
         .filter_map(|m| normal.rfind(m).map(|i| &normal[i + m.len() - 1..]))
         .min_by_key(|t| t.len())?;
-    let mut best: Option<(usize, usize)> = None;
-    for (i, n) in vault.notes.iter().enumerate() {
-        let name = normalize(n.name());
-        if name.chars().count() < 3 || !tail.contains(&format!(" {name} ")) {
+    let longest_in_tail = |names: &mut dyn Iterator<Item = (usize, String)>| {
+        let mut best: Option<(usize, String)> = None;
+        for (i, name) in names {
+            if name.chars().count() < 3 || !tail.contains(&format!(" {name} ")) {
+                continue;
+            }
+            if best.as_ref().is_none_or(|(_, b)| name.len() > b.len()) {
+                best = Some((i, name));
+            }
+        }
+        best
+    };
+    let mut names = vault
+        .notes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (i, normalize(n.name())));
+    if let Some((note, _)) = longest_in_tail(&mut names) {
+        return Some(Named { note, topic: None });
+    }
+    let mut aliases = vault
+        .notes
+        .iter()
+        .enumerate()
+        .flat_map(|(i, n)| n.aliases.iter().map(move |a| (i, normalize(a))));
+    if let Some((note, alias)) = longest_in_tail(&mut aliases) {
+        let shown = vault.notes[note]
+            .aliases
+            .iter()
+            .find(|a| normalize(a) == alias)
+            .cloned()
+            .unwrap_or(alias.clone());
+        return Some(Named {
+            note,
+            topic: Some((alias, Found::Alias(shown))),
+        });
+    }
+    name_holding(vault, tail)
+}
+
+/// The note whose name holds the first words of `tail` (as many as any name holds, at least
+/// one word of three letters that is no function word): of several, the shortest name, then
+/// the most linked to.
+fn name_holding(vault: &Vault, tail: &str) -> Option<Named> {
+    let said: Vec<&str> = words(tail).collect();
+    let name_words: Vec<Vec<String>> = vault
+        .notes
+        .iter()
+        .map(|n| words(&normalize(n.name())).map(str::to_string).collect())
+        .collect();
+    for len in (1..=said.len().min(4)).rev() {
+        let topic = &said[..len];
+        if !topic
+            .iter()
+            .any(|w| w.chars().count() >= 3 && !crate::lang::detect::function_word(w))
+        {
             continue;
         }
-        if best.is_none_or(|(_, len)| name.len() > len) {
-            best = Some((i, name.len()));
+        let holding = (0..vault.notes.len()).filter(|&i| {
+            topic.iter().all(|w| name_words[i].iter().any(|n| n == w))
+                && name_words[i].len() > topic.len()
+        });
+        let best = holding.min_by_key(|&i| {
+            (
+                name_words[i].len(),
+                std::cmp::Reverse(vault.links_to(i).len()),
+                vault.notes[i].path.clone(),
+            )
+        });
+        if let Some(note) = best {
+            return Some(Named {
+                note,
+                topic: Some((topic.join(" "), Found::NameHolds)),
+            });
         }
     }
-    best.map(|(i, _)| i)
+    None
 }
 
 /// The default mode: the graph audit, and links for the orphans that have the best ones.
@@ -319,12 +405,26 @@ fn folders_without_moc(ctx: &Ctx) -> Option<crate::dispatch::suggest::NextAgent>
 }
 
 /// "Find connections for X": the notes X should link to, each with its evidence.
-fn connections_for(ctx: &mut Ctx, target: usize) -> Result<NativeOutput, GateError> {
+fn connections_for(ctx: &mut Ctx, named: &Named) -> Result<NativeOutput, GateError> {
+    let target = named.note;
     let vault = ctx.gate.vault();
     let name = display(vault, target);
     let found = Discovery::new(vault, &*ctx.gate, &ctx.config.folders).candidates(target, 10);
     let l = ctx.lang;
     let mut out = tr!(l, "connector.for.heading", note = name);
+    if let Some((topic, how)) = &named.topic {
+        let why = match how {
+            Found::Alias(alias) => tr!(l, "connector.for.why_alias", alias = alias),
+            Found::NameHolds => tr!(l, "connector.for.why_name", topic = topic),
+        };
+        out.push_str(&tr!(
+            l,
+            "connector.for.taken",
+            topic = topic,
+            note = name,
+            why = why
+        ));
+    }
     if found.is_empty() {
         out.push_str(&tr!(l, "connector.for.none"));
     }
