@@ -431,6 +431,59 @@ fn connector_finds_the_note_a_topic_means_by_alias_or_name() {
     );
 }
 
+/// "surprise me": an unlinked pair that shares rare words across far-apart folders is shown;
+/// a near pair (same folder) is not a surprise, and nothing is written.
+#[test]
+fn serendipity_pairs_far_apart_notes_and_changes_nothing() {
+    let notes = [
+        (
+            "Cooking/Bread/Levain.md",
+            "Levain fermentation: wild yeast, lactobacilli, acidity, enzymes, hydration and autolyse.",
+        ),
+        (
+            "Science/Biology/Microbes.md",
+            "Lactobacilli and wild yeast drive fermentation and acidity; enzymes act in autolyse.",
+        ),
+        (
+            "Cooking/Bread/Crumb.md",
+            "Crumb structure depends on hydration and levain strength.",
+        ),
+        ("Travel/Lisbon.md", "Trams, tiles and custard tarts."),
+    ];
+    let fillers: Vec<(String, String)> = (0..12)
+        .map(|k| {
+            (
+                format!("Misc/Note {k}.md"),
+                format!("Errand number {k}: post office, library card, bicycle tyre."),
+            )
+        })
+        .collect();
+    let mut files: Vec<(&str, &str)> = notes.to_vec();
+    files.extend(fillers.iter().map(|(p, t)| (p.as_str(), t.as_str())));
+    let v = vault(&files);
+    let before = common::snapshot(v.path());
+    let j = ask(v.path(), &["surprise me"]);
+    assert_eq!(j["route"]["name"], "connector", "{j}");
+    let out = output(&j, 0);
+    assert!(out.starts_with("## Serendipity"), "{out}");
+    let pair = out
+        .lines()
+        .find(|l| l.contains(" ↔ "))
+        .unwrap_or_else(|| panic!("a far pair is shown: {out}"));
+    assert!(
+        pair.contains("[[Levain]]") && pair.contains("[[Microbes]]"),
+        "{pair}"
+    );
+    assert!(
+        !out.contains("[[Crumb]] (Cooking/Bread/) ↔ [[Levain]]")
+            && !out.contains("[[Levain]] (Cooking/Bread/) ↔ [[Crumb]]"),
+        "notes of one folder are no surprise: {out}"
+    );
+    let mut after = common::snapshot(v.path());
+    after.retain(|path, _| !path.starts_with("Meta/states/"));
+    assert!(before == after, "no note is written, only the post-it");
+}
+
 #[test]
 fn connector_modes_answer_what_was_asked() {
     let v = vault(&[

@@ -130,6 +130,11 @@ impl<'a> Discovery<'a> {
         }
     }
 
+    /// Whether note `i` is one discovery reads (content, not crew's or a template).
+    pub fn is_content(&self, i: usize) -> bool {
+        self.word_sets[i].is_some()
+    }
+
     /// The notes `i` should link to and does not, strongest first.
     pub fn candidates(&self, i: usize, limit: usize) -> Vec<Candidate> {
         let vault = self.vault;

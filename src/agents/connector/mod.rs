@@ -7,6 +7,7 @@
 //! its best neighbour (or from its folder's MOC), which is what makes it an orphan no more.
 
 mod discover;
+mod serendipity;
 
 use std::collections::BTreeMap;
 
@@ -80,6 +81,25 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         "brücken",
     ]) {
         return Ok(bridges(ctx));
+    }
+    if ctx.asks(&[
+        "serendipity",
+        "surprise me",
+        "sorprendimi",
+        "serendipità",
+        "surprends-moi",
+        "sérendipité",
+        "sorpréndeme",
+        "serendipia",
+        "überrasch mich",
+        "überrasche mich",
+        "surpreende-me",
+        "surpreenda-me",
+        "serendipidade",
+        "驚かせて",
+        "セレンディピティ",
+    ]) {
+        return Ok(serendipity(ctx));
     }
     let request = format!("{} {}", ctx.step.message, ctx.step.task);
     if let Some(named) = named_note(ctx.gate.vault(), &request) {
@@ -456,6 +476,49 @@ fn connections_for(ctx: &mut Ctx, named: &Named) -> Result<NativeOutput, GateErr
         text: out,
         attention: false,
     })
+}
+
+/// "Surprise me": the strongest unlinked pairs of notes kept far apart, a different sample of
+/// the vault each day. Nothing is linked: the user picks.
+fn serendipity(ctx: &Ctx) -> NativeOutput {
+    let vault = ctx.gate.vault();
+    let found = Discovery::new(vault, &*ctx.gate, &ctx.config.folders);
+    let today = ctx.today();
+    let seed = today.replace('-', "").parse::<u64>().unwrap_or(1);
+    let pairs = serendipity::surprises(vault, &found, seed);
+    let l = ctx.lang;
+    let mut out = tr!(l, "connector.serendipity.heading", date = today);
+    if pairs.is_empty() {
+        out.push_str(&tr!(l, "connector.serendipity.none"));
+    }
+    let folder = |i: usize| {
+        let p = &vault.notes[i].path;
+        p.rsplit_once('/')
+            .map_or("/".to_string(), |(d, _)| format!("{d}/"))
+    };
+    for (i, c) in &pairs {
+        out.push_str(&format!(
+            "- [[{}]] ({}) ↔ [[{}]] ({}) — {} ({})\n",
+            display(vault, *i),
+            folder(*i),
+            display(vault, c.note),
+            folder(c.note),
+            strength(c.score, l),
+            c.why.join("; ")
+        ));
+    }
+    if let Some((i, _)) = pairs.first() {
+        out.push_str(&tr!(
+            l,
+            "connector.serendipity.hint",
+            note = display(vault, *i)
+        ));
+    }
+    NativeOutput {
+        postit: format!("serendipity {today}: {} pair(s)", pairs.len()),
+        text: out,
+        attention: false,
+    }
 }
 
 /// "Constellation around X": the notes one and two links away, and the nearest unlinked ones.
