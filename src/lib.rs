@@ -25,6 +25,7 @@ pub mod chat;
 pub mod crew;
 pub mod dispatch;
 pub mod doctor;
+pub mod evaluate;
 pub mod fault;
 pub mod gate;
 pub mod lang;

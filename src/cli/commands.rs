@@ -139,7 +139,7 @@ fn learned_map(path: &Path) -> String {
     let (Ok(vault), Ok(crew)) = (crew::state::open_vault(path), Crew::load(path, None)) else {
         return String::new();
     };
-    let Some(l) = crew::agents::filing::evaluate::calibrate(&vault, &crew) else {
+    let Some(l) = crew::evaluate::calibrate(&vault, &crew) else {
         return "\nFiling: too few filed notes to learn from yet; notes are filed on explicit evidence (project:, area:, type:, tags, links).\n".into();
     };
     let map = crew::agents::filing::folder_map(&l);

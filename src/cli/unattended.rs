@@ -110,7 +110,7 @@ pub fn maintain(
 /// `crew triage --evaluate`'s figures, as JSON or text.
 fn show_evaluation(
     g: &Global,
-    e: &crew::agents::filing::evaluate::Evaluation,
+    e: &crew::evaluate::Evaluation,
     seed: u64,
 ) -> anyhow::Result<()> {
     if g.json {
@@ -152,7 +152,7 @@ pub fn triage(
     let crew = crew_to_run(g)?;
     if let Some(n) = evaluate {
         let spinner = Spinner::start(g.json, "filing held-out notes on a scratch copy");
-        let e = crew::agents::filing::evaluate::evaluate(&g.vault_path(), &crew, n, seed)?;
+        let e = crew::evaluate::evaluate(&g.vault_path(), &crew, n, seed)?;
         drop(spinner);
         show_evaluation(g, &e, seed)?;
         return Ok(if e.lost > 0 { 1 } else { 0 });
@@ -160,8 +160,8 @@ pub fn triage(
     if calibrate {
         let vault = open_vault(g)?;
         let spinner = Spinner::start(g.json, "learning where this vault files its notes");
-        let learned = crew::agents::filing::evaluate::calibrate(&vault, &crew);
-        let trust = crew::agents::filing::evaluate::evidence_trust(
+        let learned = crew::evaluate::calibrate(&vault, &crew);
+        let trust = crew::evaluate::evidence_trust(
             std::mem::ManuallyDrop::into_inner(vault),
             &crew,
         )?;

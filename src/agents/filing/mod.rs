@@ -1,12 +1,12 @@
 //! Filing learned from the vault: which folders are homes, the classifier trained on the notes
 //! already in them, its calibration, the decision that weighs it with the explicit evidence
-//! ([`decide`], [`trust`]), and the evaluation that measures it on a scratch copy.
+//! ([`decide`], [`trust`]). `crew triage --evaluate`, which runs whole requests on a scratch
+//! copy, sits above the run in `crate::evaluate`.
 //!
 //! Every folder holding notes is a candidate home, except the inbox, the templates folder,
 //! crew's own notes and the vault's root; the archive only for notes that are done.
 
 pub(crate) mod decide;
-pub mod evaluate;
 pub(crate) mod strangers;
 pub(crate) mod trust;
 
