@@ -45,7 +45,7 @@ pub struct Options {
     /// The `crew chat` session this request is a turn of (kept in the run log).
     pub session: Option<String>,
     /// What a chat turn adds: the conversation, a result set to refine, interview answers.
-    pub chat: crate::chat::ChatInput,
+    pub chat: crate::agents::ChatInput,
     /// Raised by Ctrl-C in a chat: the steps not yet started do not start.
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// Answer in this language whatever the request is written in (`--lang`).

@@ -28,6 +28,21 @@ use crate::crew::{Crew, CrewConfig, Kind};
 use crate::dispatch::chain::Step;
 use crate::gate::{Gate, GateError};
 
+/// What a chat turn hands to the agents beside the message (defined here, where agents
+/// read it, so that the agents need nothing of the chat above them).
+#[derive(Debug, Clone, Default)]
+pub struct ChatInput {
+    /// Earlier turns, oldest first: ("user" | "crew", text).
+    pub conversation: Vec<(String, String)>,
+    /// The seeker narrows these notes instead of searching the whole vault.
+    pub within: Option<Vec<String>>,
+    /// The onboarding interview's answers (key, answer), in the order asked.
+    pub answers: Option<Vec<(String, String)>>,
+    /// The language chosen in this session's onboarding: answers use it unless the request
+    /// is clearly in another.
+    pub lang: Option<crate::lang::Lang>,
+}
+
 /// Everything a native agent may use for one run.
 pub struct Ctx<'a> {
     pub gate: &'a mut Gate,
@@ -50,7 +65,7 @@ pub struct Ctx<'a> {
     /// Figures for `--json` beside the text (e.g. each fix of the nightly maintenance).
     pub data: Option<serde_json::Value>,
     /// What a `crew chat` turn adds (empty for one-shot requests).
-    pub chat: &'a crate::chat::ChatInput,
+    pub chat: &'a ChatInput,
     /// The model this step may use (the run's choice: `--model`, else the definition's tier
     /// when it does model or hybrid work); hybrid agents call it for what needs one.
     pub model: Option<String>,

@@ -20,22 +20,9 @@ use serde_json::{Value, json};
 
 use crate::crew::{Crew, Kind};
 use crate::dispatch::question::Question;
+pub use crate::agents::ChatInput;
 use crate::run::{self, Options, Report, RunError};
 use interview::{Interview, Step as InterviewStep};
-
-/// What a chat turn hands to the agents beside the message.
-#[derive(Debug, Clone, Default)]
-pub struct ChatInput {
-    /// Earlier turns, oldest first: ("user" | "crew", text).
-    pub conversation: Vec<(String, String)>,
-    /// The seeker narrows these notes instead of searching the whole vault.
-    pub within: Option<Vec<String>>,
-    /// The onboarding interview's answers (key, answer), in the order asked.
-    pub answers: Option<Vec<(String, String)>>,
-    /// The language chosen in this session's onboarding: answers use it unless the request
-    /// is clearly in another.
-    pub lang: Option<crate::lang::Lang>,
-}
 
 /// Turns of the conversation handed to model agents, and characters kept of each side.
 pub(crate) const CONVERSATION_TURNS: usize = 8;
