@@ -9,8 +9,8 @@ use crate::vault::edit::yaml_scalar;
 
 /// The answer key whose comma list becomes the area folders.
 pub(crate) const AREAS_KEY: &str = "life-areas";
-/// The answer key holding the language code replies should use.
-pub(crate) const LANGUAGE_KEY: &str = "primary-language";
+/// The answer key holding the language code replies should use (the language room reads it).
+pub(crate) use crate::lang::LANGUAGE_KEY;
 
 /// Splits a comma list ("Work, Health and Finance") into clean, distinct area names.
 pub(crate) fn area_names(raw: &str) -> Vec<String> {

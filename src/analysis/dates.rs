@@ -19,35 +19,9 @@ use std::sync::LazyLock;
 
 use chrono::{Datelike, Duration, NaiveDate, Weekday};
 use regex::Regex;
-use serde::{Deserialize, Serialize};
 
-/// How a numeric date with slashes or dashes is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DateOrder {
-    /// 12/05/2026 is 12 May (most of Europe and Latin America).
-    #[default]
-    Dmy,
-    /// 12/05/2026 is 5 December (the United States).
-    Mdy,
-    /// 2026/05/12 (Japan, China, Korea); a year written last is read month first.
-    Ymd,
-}
-
-impl DateOrder {
-    /// The usual order for a language code from the user profile (`primary-language`):
-    /// `en` and `en-US` month first, other English variants and the European languages day
-    /// first, Japanese, Chinese and Korean year first.
-    pub(crate) fn for_language(code: &str) -> DateOrder {
-        let code = code.trim().to_lowercase().replace('_', "-");
-        let base = code.split('-').next().unwrap_or("");
-        match (base, code.as_str()) {
-            (_, "en" | "en-us" | "en-ph") => DateOrder::Mdy,
-            ("ja" | "zh" | "ko", _) => DateOrder::Ymd,
-            _ => DateOrder::Dmy,
-        }
-    }
-}
+/// How a numeric date is read: a setting of the crew's config, so it lives there.
+pub use crate::crew::config::DateOrder;
 
 /// One date found in a text.
 #[derive(Debug, Clone, PartialEq, Eq)]

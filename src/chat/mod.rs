@@ -18,9 +18,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+pub use crate::agents::ChatInput;
 use crate::crew::{Crew, Kind};
 use crate::dispatch::question::Question;
-pub use crate::agents::ChatInput;
 use crate::run::{self, Options, Report, RunError};
 use interview::{Interview, Step as InterviewStep};
 

@@ -108,11 +108,7 @@ pub fn maintain(
 }
 
 /// `crew triage --evaluate`'s figures, as JSON or text.
-fn show_evaluation(
-    g: &Global,
-    e: &crew::evaluate::Evaluation,
-    seed: u64,
-) -> anyhow::Result<()> {
+fn show_evaluation(g: &Global, e: &crew::evaluate::Evaluation, seed: u64) -> anyhow::Result<()> {
     if g.json {
         out_json(e)?;
     } else {
@@ -161,10 +157,8 @@ pub fn triage(
         let vault = open_vault(g)?;
         let spinner = Spinner::start(g.json, "learning where this vault files its notes");
         let learned = crew::evaluate::calibrate(&vault, &crew);
-        let trust = crew::evaluate::evidence_trust(
-            std::mem::ManuallyDrop::into_inner(vault),
-            &crew,
-        )?;
+        let trust =
+            crew::evaluate::evidence_trust(std::mem::ManuallyDrop::into_inner(vault), &crew)?;
         drop(spinner);
         let Some(l) = learned else {
             bail!("too few filed notes to learn from (fewer than 5 outside the inbox)");

@@ -146,7 +146,7 @@ pub struct CrewConfig {
     /// The postman's calendar files.
     pub calendar: super::mailcal::CalendarConfig,
     /// How `12/05/2026` is read (`dmy`, `mdy`, `ymd`); unset: from the profile's language.
-    pub date_order: Option<crate::analysis::dates::DateOrder>,
+    pub date_order: Option<DateOrder>,
     /// The file could not be read as a config at all: its keys are not known, so nothing runs
     /// on defaults in its place (a vault's folder map silently dropped sends notes elsewhere).
     #[serde(skip)]
@@ -331,6 +331,34 @@ pub(super) fn line_of(text: &str, needle: &str) -> usize {
     text.lines()
         .position(|l| l.contains(needle))
         .map_or(1, |i| i + 1)
+}
+
+/// How a numeric date with slashes or dashes is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DateOrder {
+    /// 12/05/2026 is 12 May (most of Europe and Latin America).
+    #[default]
+    Dmy,
+    /// 12/05/2026 is 5 December (the United States).
+    Mdy,
+    /// 2026/05/12 (Japan, China, Korea); a year written last is read month first.
+    Ymd,
+}
+
+impl DateOrder {
+    /// The usual order for a language code from the user profile (`primary-language`):
+    /// `en` and `en-US` month first, other English variants and the European languages day
+    /// first, Japanese, Chinese and Korean year first.
+    pub(crate) fn for_language(code: &str) -> DateOrder {
+        let code = code.trim().to_lowercase().replace('_', "-");
+        let base = code.split('-').next().unwrap_or("");
+        match (base, code.as_str()) {
+            (_, "en" | "en-us" | "en-ph") => DateOrder::Mdy,
+            ("ja" | "zh" | "ko", _) => DateOrder::Ymd,
+            _ => DateOrder::Dmy,
+        }
+    }
 }
 
 #[cfg(test)]

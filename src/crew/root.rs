@@ -5,7 +5,16 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::gate::CREW_FOLDERS;
+/// Folders where the anchor project (and crew) install a crew definition inside a vault.
+pub const CREW_FOLDERS: &[&str] = &[
+    ".crew",
+    ".claude",
+    ".gemini",
+    ".opencode",
+    ".codex",
+    ".agents",
+    ".platform",
+];
 
 /// What a command is about to do with the folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -38,16 +38,7 @@ impl Default for Policy {
     }
 }
 
-/// Folders where the anchor project (and crew) install a crew definition inside a vault.
-pub const CREW_FOLDERS: &[&str] = &[
-    ".crew",
-    ".claude",
-    ".gemini",
-    ".opencode",
-    ".codex",
-    ".agents",
-    ".platform",
-];
+pub use crate::crew::root::CREW_FOLDERS;
 
 /// The dispatcher files of the anchor project at the vault root.
 const DISPATCHER_FILES: &[&str] = &["claude.md", "gemini.md", "agents.md"];

@@ -110,6 +110,9 @@ pub(crate) fn choose(forced: Option<Lang>, message: &str, preferred: &[Option<La
         .unwrap_or_default()
 }
 
+/// The user profile's key holding the language code replies should use.
+pub(crate) const LANGUAGE_KEY: &str = "primary-language";
+
 /// The profile's `primary-language` (`<meta>/user-profile.md` under the vault), when it is
 /// one of the seven. Read before the vault is opened, so the route line is already in it; a
 /// profile that cannot be read is no preference.
@@ -117,7 +120,7 @@ pub(crate) fn profile_language(vault: &std::path::Path, meta: &str) -> Option<La
     let path = format!("{meta}/user-profile.md");
     let bytes = std::fs::read(vault.join(&path)).ok()?;
     let note = crate::vault::Note::parse(path, &bytes);
-    Lang::from_code(&note.property_str(crate::agents::onboard::LANGUAGE_KEY)?)
+    Lang::from_code(&note.property_str(LANGUAGE_KEY)?)
 }
 
 /// A message in `lang` with named values: `tr!(lang, "audit.heading", date = today)`.
