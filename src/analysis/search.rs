@@ -231,12 +231,16 @@ pub fn search(
             {
                 return None;
             }
-            let touched = common::last_touched(note);
-            if q.after.is_some_and(|a| touched.is_none_or(|d| d < a))
-                || q.before.is_some_and(|b| touched.is_none_or(|d| d > b))
-            {
-                return None;
+            if q.after.is_some() || q.before.is_some() {
+                // a note is from the date it gives itself, before the file's
+                let own = crate::analysis::note_date::own_date(note);
+                if q.after.is_some_and(|a| own.is_none_or(|d| d < a))
+                    || q.before.is_some_and(|b| own.is_none_or(|d| d > b))
+                {
+                    return None;
+                }
             }
+            let touched = common::last_touched(note);
             let (mut score, line, text) = if q.terms.is_empty() {
                 (1.0, 0, String::new())
             } else {
