@@ -192,14 +192,21 @@ fn dated_vault() -> assert_fs::TempDir {
 fn this_year_reads_the_notes_own_dates_before_the_files() {
     let v = dated_vault();
     let year = chrono::Local::now().year();
-    let json = ask(v.path(), "what did I write about taxes this year?");
-    let mut got = hits(&json);
-    got.sort();
     let call = format!("Journal/{year}-01-10 Taxes call.md");
     let mut want = vec![call.as_str(), "Taxes misc.md", "Taxes plan.md"];
     want.sort();
-    // every file was written today: only the notes' own dates tell the old ones apart
-    assert_eq!(got, want, "{json}");
+    for request in [
+        "what did I write about taxes this year?",
+        "qu'est-ce que j'ai écrit sur taxes cette année ?",
+        "o que escrevi sobre taxes este ano?",
+        "今年、taxesについて何を書いた？",
+    ] {
+        let json = ask(v.path(), request);
+        let mut got = hits(&json);
+        got.sort();
+        // every file was written today: only the notes' own dates tell the old ones apart
+        assert_eq!(got, want, "{request}: {json}");
+    }
 }
 
 #[test]
