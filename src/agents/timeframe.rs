@@ -23,14 +23,33 @@ static PHRASE: LazyLock<Regex> = LazyLock::new(|| {
             this\s+year|last\s+year|this\s+month|last\s+month|this\s+week|last\s+week|today|yesterday
           | quest'anno|l'anno\s+scorso|questo\s+mese|il\s+mese\s+scorso
           | cette\s+ann[ée]e|l'ann[ée]e\s+derni[èe]re|ce\s+mois
-          | este\s+a[ñn]o|el\s+a[ñn]o\s+pasado|este\s+mes
-          | dieses\s+jahr|letztes\s+jahr|diesen\s+monat
+          | (?:le\s+)?mois\s+dernier
+          | este\s+a[ñn]o|el\s+a[ñn]o\s+pasado|este\s+mes|el\s+mes\s+pasado
+          | dieses\s+jahr|letztes\s+jahr|diesen\s+monat|letzten\s+monat
+          | (?:o\s+)?ano\s+passado|este\s+m[êe]s|(?:o\s+)?m[êe]s\s+passado
           | (?:last|past)\s+(?P<days>\d{1,4})\s+days
           | (?P<year>(?:19|20)\d{2})
-        )\b",
+        )\b
+        # Japanese writes no spaces: no word boundary, and the particle after it goes too
+        | (?P<ja>今年|去年|昨年|今月|先月|今週|先週|今日|昨日)(?:の|に|は|、)?",
     )
     .expect("static regex")
 });
+
+/// A Japanese phrase as the English one it means.
+fn japanese(phrase: &str) -> &str {
+    match phrase {
+        "今年" => "this year",
+        "去年" | "昨年" => "last year",
+        "今月" => "this month",
+        "先月" => "last month",
+        "今週" => "this week",
+        "先週" => "last week",
+        "今日" => "today",
+        "昨日" => "yesterday",
+        _ => phrase,
+    }
+}
 
 fn year_span(y: i32) -> Option<(NaiveDate, NaiveDate)> {
     Some((
@@ -54,8 +73,13 @@ fn month_span(y: i32, m: u32) -> Option<(NaiveDate, NaiveDate)> {
 pub fn find(text: &str, today: NaiveDate) -> Option<Span> {
     for c in PHRASE.captures_iter(text) {
         let whole = c.get(0)?;
-        let phrase = c.name("phrase")?.as_str().to_lowercase();
+        let phrase = match c.name("ja") {
+            Some(ja) => japanese(ja.as_str()).to_string(),
+            None => c.name("phrase")?.as_str().to_lowercase(),
+        };
         let phrase = phrase.split_whitespace().collect::<Vec<_>>().join(" ");
+        // Portuguese says "o mês passado" and, after "no"/"do", "mês passado"
+        let phrase = phrase.strip_prefix("o ").unwrap_or(&phrase);
         let monday = today - Duration::days(today.weekday().num_days_from_monday() as i64);
         let span = if let Some(y) = c.name("year") {
             if whole.as_str().trim() == y.as_str() {
@@ -66,16 +90,16 @@ pub fn find(text: &str, today: NaiveDate) -> Option<Span> {
             let n: i64 = d.as_str().parse().ok()?;
             Some((today - Duration::days(n), today))
         } else {
-            match phrase.as_str() {
+            match phrase {
                 "this year" | "quest'anno" | "cette année" | "cette annee" | "este año"
                 | "este ano" | "dieses jahr" => year_span(today.year()),
                 "last year" | "l'anno scorso" | "l'année dernière" | "l'annee derniere"
                 | "l'année derniere" | "l'annee dernière" | "el año pasado" | "el ano pasado"
-                | "letztes jahr" => year_span(today.year() - 1),
-                "this month" | "questo mese" | "ce mois" | "este mes" | "diesen monat" => {
-                    month_span(today.year(), today.month())
-                }
-                "last month" | "il mese scorso" => {
+                | "letztes jahr" | "ano passado" => year_span(today.year() - 1),
+                "this month" | "questo mese" | "ce mois" | "este mes" | "diesen monat"
+                | "este mês" => month_span(today.year(), today.month()),
+                "last month" | "il mese scorso" | "le mois dernier" | "mois dernier"
+                | "el mes pasado" | "letzten monat" | "mês passado" | "mes passado" => {
                     let prev = today.with_day(1)? - Duration::days(1);
                     month_span(prev.year(), prev.month())
                 }
@@ -136,5 +160,17 @@ mod tests {
     fn other_languages() {
         let s = find("solo quelli di quest'anno", day(2026, 5, 5)).expect("span");
         assert_eq!(s.after, day(2026, 1, 1));
+        let s = find(
+            "o que escrevi sobre impostos no mês passado",
+            day(2026, 5, 5),
+        )
+        .expect("pt");
+        assert_eq!((s.after, s.before), (day(2026, 4, 1), day(2026, 4, 30)));
+        assert_eq!(s.rest, "o que escrevi sobre impostos");
+        let s = find("seulement ceux du mois dernier", day(2026, 1, 5)).expect("fr");
+        assert_eq!(s.after, day(2025, 12, 1));
+        let s = find("今年の税金について何を書いた？", day(2026, 5, 5)).expect("ja");
+        assert_eq!((s.after, s.before), (day(2026, 1, 1), day(2026, 12, 31)));
+        assert_eq!(s.rest, "税金について何を書いた？");
     }
 }

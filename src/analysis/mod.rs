@@ -9,6 +9,7 @@ pub mod dates;
 pub mod graph;
 pub mod health;
 pub mod link_fix;
+pub mod note_date;
 pub mod notes;
 pub mod search;
 pub mod text;

@@ -102,28 +102,77 @@ const INTENT_WORDS: &[&str] = &[
     "da",
 ];
 
-pub fn parse_query(raw: &str) -> Query {
-    let mut q = Query::default();
-    for token in raw.split_whitespace() {
-        let lower = token.to_lowercase();
-        let (key, value) = lower.split_once(':').unwrap_or(("", ""));
-        match key {
-            "tag" if !value.is_empty() => q.tag = Some(value.trim_start_matches('#').to_string()),
-            "type" if !value.is_empty() => q.kind = Some(value.to_string()),
-            "path" if !value.is_empty() => q.path = Some(token[5..].to_string()),
-            "after" => q.after = common::parse_date(value),
-            "before" => q.before = common::parse_date(value),
-            _ => {
-                if let Some(tag) = token.strip_prefix('#')
-                    && !tag.is_empty()
-                {
-                    q.tag = Some(tag.to_lowercase());
-                    continue;
+impl Query {
+    /// This query with the filters of `other` it does not set itself.
+    pub fn narrowed_by(mut self, other: &Query) -> Query {
+        self.tag = self.tag.or_else(|| other.tag.clone());
+        self.kind = self.kind.or_else(|| other.kind.clone());
+        self.path = self.path.or_else(|| other.path.clone());
+        self.after = self.after.or(other.after);
+        self.before = self.before.or(other.before);
+        self
+    }
+}
+
+/// Splits a request into tokens at whitespace, keeping a quoted run whole: `path:"05 - Concepts"`
+/// is one token. Double quotes (straight or curly) quote anywhere; a single quote only right
+/// after a filter's colon, since elsewhere it is an apostrophe ("qu'est-ce").
+fn tokens(raw: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut closing: Option<char> = None;
+    for c in raw.chars() {
+        match closing {
+            Some(close) if c == close => closing = None,
+            Some(_) => cur.push(c),
+            None if c.is_whitespace() => {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
                 }
-                q.terms.extend(words(&normalize(token)).map(str::to_string));
             }
+            None if c == '"' => closing = Some('"'),
+            None if c == '“' => closing = Some('”'),
+            None if c == '\'' && cur.ends_with(':') => closing = Some('\''),
+            None => cur.push(c),
         }
     }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// The filters of a request (`tag:`, `type:`, `path:`, `after:`, `before:`, `#tag`), with
+/// quotes honoured, and the free text left once they are taken out.
+pub fn split_filters(raw: &str) -> (Query, String) {
+    let mut q = Query::default();
+    let mut free: Vec<String> = Vec::new();
+    for token in tokens(raw) {
+        let (key, value) = token.split_once(':').unwrap_or(("", ""));
+        let value = value.trim();
+        match key.to_lowercase().as_str() {
+            "tag" if !value.is_empty() => {
+                q.tag = Some(value.trim_start_matches('#').to_lowercase())
+            }
+            "type" if !value.is_empty() => q.kind = Some(value.to_lowercase()),
+            "path" if !value.is_empty() => q.path = Some(value.to_string()),
+            "after" if !value.is_empty() => q.after = common::parse_date(value),
+            "before" if !value.is_empty() => q.before = common::parse_date(value),
+            _ => match token.strip_prefix('#') {
+                Some(tag) if !tag.is_empty() && !tag.starts_with('#') => {
+                    q.tag = Some(tag.to_lowercase())
+                }
+                _ => free.push(token),
+            },
+        }
+    }
+    (q, free.join(" "))
+}
+
+/// A request as a query: its filters, and the words of its free text as terms.
+pub fn parse_query(raw: &str) -> Query {
+    let (mut q, free) = split_filters(raw);
+    q.terms = words(&normalize(&free)).map(str::to_string).collect();
     q
 }
 
@@ -231,12 +280,16 @@ pub fn search(
             {
                 return None;
             }
-            let touched = common::last_touched(note);
-            if q.after.is_some_and(|a| touched.is_none_or(|d| d < a))
-                || q.before.is_some_and(|b| touched.is_none_or(|d| d > b))
-            {
-                return None;
+            if q.after.is_some() || q.before.is_some() {
+                // a note is from the date it gives itself, before the file's
+                let own = crate::analysis::note_date::own_date(note);
+                if q.after.is_some_and(|a| own.is_none_or(|d| d < a))
+                    || q.before.is_some_and(|b| own.is_none_or(|d| d > b))
+                {
+                    return None;
+                }
             }
+            let touched = common::last_touched(note);
             let (mut score, line, text) = if q.terms.is_empty() {
                 (1.0, 0, String::new())
             } else {
@@ -339,6 +392,24 @@ mod tests {
         assert_eq!(q.kind.as_deref(), Some("reference"));
         assert_eq!(q.path.as_deref(), Some("02-Areas"));
         assert!(q.after.is_some());
+    }
+
+    #[test]
+    fn quoted_filters_keep_their_spaces() {
+        let q =
+            parse_query(r#"path:"05 - Concepts" tag:"deep work" “graph view” after:'2026-01-01'"#);
+        assert_eq!(q.path.as_deref(), Some("05 - Concepts"));
+        assert_eq!(q.tag.as_deref(), Some("deep work"));
+        assert_eq!(q.terms, vec!["graph", "view"]);
+        assert_eq!(q.after, chrono::NaiveDate::from_ymd_opt(2026, 1, 1));
+        // an apostrophe is no quote
+        let (_, free) = split_filters("qu'est-ce que j'ai écrit sur l'IA");
+        assert_eq!(free, "qu'est-ce que j'ai écrit sur l'IA");
+        // an unclosed quote runs to the end
+        assert_eq!(
+            parse_query(r#"path:"05 - Con"#).path.as_deref(),
+            Some("05 - Con")
+        );
     }
 
     #[test]

@@ -247,6 +247,20 @@ impl Router {
                 "pasted text",
             );
         }
+        // a question about a topic asks the vault, whatever agent's word its topic holds
+        // ("what did I write about graph view?" is no graph audit)
+        let (_, asked) = crate::analysis::search::split_filters(trimmed);
+        if let Some(q) = crate::lang::questions::topic_question(&asked)
+            && let Some((kind, name)) = crew.lookup("seeker")
+        {
+            return Route::new(
+                kind,
+                &name,
+                Decider::Trigger,
+                format!("question about \"{}\"", q.topic),
+                q.frame,
+            );
+        }
         // 4. triggers
         let normalized = normalize(trimmed);
         if let Some(p) = self.best_trigger(&normalized) {

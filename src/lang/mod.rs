@@ -10,6 +10,7 @@
 
 mod catalogue;
 pub mod detect;
+pub mod questions;
 
 use std::fmt::Display;
 

@@ -1,5 +1,8 @@
 //! How a request to the seeker says which mode it wants, in the seven languages crew answers in.
-//! The phrases are data: a table per mode, so a language is added by adding rows. Pure.
+//! The phrases are data: a table per mode, so a language is added by adding rows; questions
+//! about a topic ("what do I know about X") are `references/questions/<code>.yaml`. Pure.
+
+use crate::lang::questions::{Reply, topic_question};
 
 /// What the seeker was asked to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,37 +89,6 @@ const BACKLINKS_AFTER: &[&str] = &[
     "にリンクしているのは",
     "を参照しているノート",
     "へのリンク元",
-];
-
-/// Phrases followed by a topic to answer about ("what do I know about X").
-const ANSWER_BEFORE: &[&str] = &[
-    "what do we know about ",
-    "what do i know about ",
-    "what info do i have on ",
-    "what information do i have on ",
-    "what does my vault say about ",
-    "what do my notes say about ",
-    "answer from my notes ",
-    "cosa sappiamo di ",
-    "cosa so di ",
-    "cosa so su ",
-    "que sais-je sur ",
-    "qu'est-ce que je sais sur ",
-    "que savons-nous sur ",
-    "qué sé sobre ",
-    "que sé sobre ",
-    "qué sabemos de ",
-    "qué sabemos sobre ",
-    "was weiß ich über ",
-    "was wissen wir über ",
-    "o que sei sobre ",
-    "o que sabemos sobre ",
-];
-
-const ANSWER_AFTER: &[&str] = &[
-    "について何を知って",
-    "について知っていること",
-    "について何がわかって",
 ];
 
 /// Phrases followed by "A and B".
@@ -237,6 +209,14 @@ fn two_sides(text: &str) -> Option<(String, String)> {
 /// The mode a request asks for. Backlinks and comparisons need their object; without one the
 /// request is a search.
 pub(crate) fn choose(request: &str) -> Mode {
+    // a question about a topic is about that topic, whatever cue its topic holds ("what did I
+    // write about the history of Rome?" is no timeline)
+    if let Some(q) = topic_question(request) {
+        return match q.reply {
+            Reply::Answer => Mode::Answer(q.topic),
+            Reply::Search => Mode::Search,
+        };
+    }
     let lower = request.to_lowercase();
     if let Some(target) = object_of(&lower, BACKLINKS_BEFORE, BACKLINKS_AFTER) {
         return Mode::Backlinks(target);
@@ -258,9 +238,6 @@ pub(crate) fn choose(request: &str) -> Mode {
     if let Some(cue) = REVISIT_CUES.iter().find(|c| lower.contains(*c)) {
         let rest = lower.split_once(cue).map_or("", |(_, r)| r);
         return Mode::Revisit(clean(rest));
-    }
-    if let Some(topic) = object_of(&lower, ANSWER_BEFORE, ANSWER_AFTER) {
-        return Mode::Answer(topic);
     }
     Mode::Search
 }
@@ -313,6 +290,15 @@ mod tests {
             Mode::Revisit(String::new())
         );
         assert_eq!(choose("find my notes about taxes"), Mode::Search);
+        // a question about a topic is about it, whatever cue the topic holds
+        assert_eq!(
+            choose("what did I write about the history of Rome?"),
+            Mode::Search
+        );
+        assert_eq!(
+            choose("what do I know about links to Zotero?"),
+            Mode::Answer("links to zotero".into())
+        );
         // "compare" with one side only is a search for that word
         assert_eq!(choose("compare prices"), Mode::Search);
     }

@@ -1,7 +1,7 @@
 //! The search mode: the ranked list of matching notes, with date filters said in words and the
 //! chat's refinement of the last result set.
 
-use super::{Hit, broken_links_note, parse_query, search, strip_intent};
+use super::{Hit, broken_links_note, search, split_filters, strip_intent};
 use crate::agents::{Ctx, NativeOutput};
 use crate::analysis::search::REFINING_WORDS;
 use crate::gate::GateError;
@@ -9,9 +9,10 @@ use crate::gate::GateError;
 /// Runs a search for `request` and lists what matched.
 pub(crate) fn search_mode(ctx: &mut Ctx, request: &str) -> Result<NativeOutput, GateError> {
     let vault = ctx.gate.vault();
+    let (mut q, free) = split_filters(request);
     // "from this year", "last month": date filters said in words
-    let span = crate::agents::timeframe::find(request, ctx.now.date());
-    let mut q = parse_query(span.as_ref().map_or(request, |s| s.rest.as_str()));
+    let span = crate::agents::timeframe::find(&free, ctx.now.date());
+    q.terms = terms_asked(span.as_ref().map_or(&free, |s| &s.rest));
     if let Some(s) = &span {
         q.after = q.after.or(Some(s.after));
         q.before = q.before.or(Some(s.before));
@@ -63,6 +64,27 @@ pub(crate) fn search_mode(ctx: &mut Ctx, request: &str) -> Result<NativeOutput, 
     })
 }
 
+/// The words to search for in what a request asks: the topic of a question about one ("what
+/// did I write about X?" → X); else, in a question, its words without the question's own
+/// ("what", "écrit", "sur"), all of them when nothing else is left.
+fn terms_asked(text: &str) -> Vec<String> {
+    use crate::dispatch::normalize::{normalize, words};
+    use crate::lang::questions::{is_question_word, topic_question};
+    if let Some(q) = topic_question(text) {
+        return words(&q.topic).map(str::to_string).collect();
+    }
+    let all: Vec<String> = words(&normalize(text)).map(str::to_string).collect();
+    if !crate::dispatch::intent::is_question(text) {
+        return all;
+    }
+    let kept: Vec<String> = all
+        .iter()
+        .filter(|w| !is_question_word(w))
+        .cloned()
+        .collect();
+    if kept.is_empty() { all } else { kept }
+}
+
 /// The hits as a numbered list; `within` is the earlier result set being refined.
 fn render(hits: &[Hit], within: Option<&[String]>, shown: &str, l: crate::lang::Lang) -> String {
     let mut out = String::new();
@@ -109,4 +131,31 @@ fn render(hits: &[Hit], within: Option<&[String]>, shown: &str, l: crate::lang::
         out.push_str(&crate::tr!(l, "seeker.found.none"));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::terms_asked;
+
+    #[test]
+    fn a_question_searches_its_topic() {
+        assert_eq!(
+            terms_asked("qu'est-ce que j'ai écrit sur Zotero ?"),
+            ["zotero"]
+        );
+        assert_eq!(
+            terms_asked("what did I write about graph view?"),
+            ["graph", "view"]
+        );
+        assert_eq!(terms_asked("Zoteroについて何を書いた？"), ["zotero"]);
+        // no frame, still a question: its own words go
+        assert_eq!(terms_asked("qu'a-t-on écrit sur Zotero ?"), ["zotero"]);
+        // not a question: every word counts
+        assert_eq!(terms_asked("write about tea"), ["write", "about", "tea"]);
+        // nothing but question words: they are what is asked
+        assert_eq!(
+            terms_asked("what did I write?"),
+            ["what", "did", "i", "write"]
+        );
+    }
 }

@@ -15,7 +15,7 @@ mod revisit;
 
 mod timeline;
 
-pub use crate::analysis::search::{Hit, Query, parse_query, search, strip_intent};
+pub use crate::analysis::search::{Hit, Query, parse_query, search, split_filters, strip_intent};
 
 use super::common::suggestion;
 use super::{Ctx, NativeOutput};
@@ -35,9 +35,11 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     if ctx.chat.within.is_some() {
         return search_mode(ctx, &request);
     }
-    match cues::choose(&request) {
+    // the mode is read from the words, never from a filter's value (`path:"Links to X"`)
+    let (filters, free) = split_filters(&request);
+    match cues::choose(&free) {
         Mode::Backlinks(target) => Ok(backlinks_mode(ctx, &target)),
-        Mode::Answer(topic) => Ok(answer_mode(ctx, &topic)),
+        Mode::Answer(topic) => Ok(answer_mode(ctx, &topic, &filters)),
         Mode::Compare(a, b) => Ok(compare_mode(ctx, &a, &b)),
         Mode::Timeline(topic) => Ok(timeline_mode(ctx, &topic)),
         Mode::Revisit(topic) => Ok(revisit_mode(ctx, &topic)),
@@ -90,8 +92,8 @@ fn backlinks_mode(ctx: &mut Ctx, target: &str) -> NativeOutput {
     }
 }
 
-fn answer_mode(ctx: &mut Ctx, topic: &str) -> NativeOutput {
-    let q = terms_of(topic);
+fn answer_mode(ctx: &mut Ctx, topic: &str, filters: &Query) -> NativeOutput {
+    let q = terms_of(topic).narrowed_by(filters);
     let hits = hits_for(ctx, &q, 30);
     let found = answer::build(ctx.gate.vault(), &*ctx.gate, topic, &q.terms, &hits);
     let text = answer::render(&found, ctx.lang);

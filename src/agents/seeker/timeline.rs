@@ -1,17 +1,13 @@
 //! A timeline: the notes on a topic ordered by the date they are about — `created`, then
 //! `date`, then a date in the file name — grouped by month.
 
-use std::sync::LazyLock;
-
 use chrono::NaiveDate;
-use regex::Regex;
 use serde::Serialize;
 
 use crate::agents::common;
+// a date in a name is read as a time filter reads it
+use crate::analysis::note_date::name_date;
 use crate::vault::Note;
-
-static NAME_DATE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(\d{4})-(\d{2})-(\d{2})").expect("static regex"));
 
 /// Where a note's date came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -30,13 +26,6 @@ pub(crate) fn note_date(note: &Note) -> Option<(NaiveDate, DateSource)> {
         }
     }
     name_date(note.name()).map(|d| (d, DateSource::Filename))
-}
-
-/// A `YYYY-MM-DD` date inside a file name.
-pub(crate) fn name_date(name: &str) -> Option<NaiveDate> {
-    let c = NAME_DATE.captures(name)?;
-    let n = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
-    NaiveDate::from_ymd_opt(c.get(1)?.as_str().parse().ok()?, n(2)?, n(3)?)
 }
 
 /// A date as `YYYY-MM-DD` in the JSON (chrono's serde feature is off).
