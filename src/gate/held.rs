@@ -334,7 +334,7 @@ mod tests {
     use proptest::prelude::*;
 
     use crate::gate::{Gate, GateError, HookPoint, Policy};
-    use crate::state::journal::Journal;
+    use crate::gate::journal::Journal;
     use crate::vault::Vault;
 
     fn vault() -> tempfile::TempDir {

@@ -28,13 +28,14 @@
 mod fsops;
 mod held;
 mod jail;
+pub mod journal;
 mod moves;
 mod policy;
 
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::state::journal::{Journal, OpKind, Operation};
+use crate::gate::journal::{Journal, OpKind, Operation};
 use crate::vault::Vault;
 use crate::vault::edit;
 use crate::vault::hash::{FNV_OFFSET, fingerprint, fnv1a};
@@ -118,8 +119,8 @@ impl std::fmt::Display for Rollback {
     }
 }
 
-impl From<crate::state::journal::JournalError> for GateError {
-    fn from(e: crate::state::journal::JournalError) -> Self {
+impl From<crate::gate::journal::JournalError> for GateError {
+    fn from(e: crate::gate::journal::JournalError) -> Self {
         GateError::Io {
             path: e.path,
             source: e.source,

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::fsops::{is_read_only, move_no_clobber};
 use super::{Gate, GateError, HookPoint, check_new_name};
-use crate::state::journal::{OpKind, Operation};
+use crate::gate::journal::{OpKind, Operation};
 use crate::vault::edit::{self, Replacement};
 use crate::vault::hash::fingerprint;
 use crate::vault::note::Note;

@@ -4,7 +4,8 @@
 //! `runs/<run>.jsonl` (one run log per request), `journal/<run>/` (what the gate did and the
 //! bytes needed to undo it) and `lock`.
 
-pub mod journal;
+/// The journal is the gate's record of every change; state reads it (undo, the run log).
+pub use crate::gate::journal;
 pub mod lock;
 pub mod postit;
 pub mod runlog;
