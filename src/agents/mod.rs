@@ -4,6 +4,7 @@
 //! agent) and the post-it to keep.
 
 pub mod architect;
+pub use architect::onboard;
 pub mod common;
 pub mod connector;
 pub mod filing;
@@ -12,7 +13,7 @@ pub(crate) mod inert;
 pub mod librarian;
 pub mod moc;
 pub mod modelonly;
-pub mod onboard;
+
 pub mod planner;
 pub mod postman;
 pub(crate) mod regions;

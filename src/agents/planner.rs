@@ -10,14 +10,7 @@ use super::{Ctx, NativeOutput};
 use crate::analysis::dates;
 use crate::gate::GateError;
 
-/// One dated item.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Dated {
-    pub date: NaiveDate,
-    pub note: String,
-    pub what: String,
-    pub source: String,
-}
+pub use super::timeframe::Dated;
 
 /// Every deadline and dated open task in the vault (Templates left out).
 pub fn collect(ctx: &Ctx) -> Vec<Dated> {

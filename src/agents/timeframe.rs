@@ -6,6 +6,16 @@ use std::sync::LazyLock;
 use chrono::{Datelike, Duration, NaiveDate};
 use regex::Regex;
 
+/// One dated item: a deadline, a task or an event, with the note it came from (in the
+/// time room, so the planner and the postman share it without importing each other).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Dated {
+    pub date: NaiveDate,
+    pub note: String,
+    pub what: String,
+    pub source: String,
+}
+
 /// A span of days, both ends included, and the words that named it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Span {

@@ -333,8 +333,8 @@ mod tests {
 
     use proptest::prelude::*;
 
-    use crate::gate::{Gate, GateError, HookPoint, Policy};
     use crate::gate::journal::Journal;
+    use crate::gate::{Gate, GateError, HookPoint, Policy};
     use crate::vault::Vault;
 
     fn vault() -> tempfile::TempDir {

@@ -9,6 +9,7 @@ mod defrag;
 mod defrag_plan;
 mod defrag_report;
 mod folders;
+pub mod onboard;
 
 pub use defrag::defrag;
 
@@ -477,7 +478,7 @@ pub fn onboarding(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let interviewed = ctx.chat.answers.clone();
     let mut areas = Vec::new();
     if let Some(answers) = &interviewed {
-        areas = super::onboard::apply(ctx, answers, &mut made)?;
+        areas = onboard::apply(ctx, answers, &mut made)?;
     }
     ensure_file(
         ctx,

@@ -458,7 +458,7 @@ pub(crate) fn calendar_deadlines(
     ctx: &Ctx,
     from: NaiveDate,
     to: NaiveDate,
-) -> (Vec<crate::agents::planner::Dated>, Vec<String>) {
+) -> (Vec<crate::agents::timeframe::Dated>, Vec<String>) {
     let Some(loaded) = events_between(ctx, from, to) else {
         return (Vec::new(), Vec::new());
     };
@@ -470,7 +470,7 @@ pub(crate) fn calendar_deadlines(
             let t = format!(" {} ", e.summary.to_lowercase());
             DEADLINE_WORDS.iter().any(|w| t.contains(&format!(" {w}")))
         })
-        .map(|e| crate::agents::planner::Dated {
+        .map(|e| crate::agents::timeframe::Dated {
             date: e.date(),
             note: String::new(),
             what: md_inline(&e.summary),

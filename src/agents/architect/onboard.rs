@@ -2,8 +2,8 @@
 //! named area of life. The questions themselves live in the onboarding skill file
 //! (see `crate::chat::interview`); this is only the writing, through the gate.
 
-use super::Ctx;
-use super::common;
+use crate::agents::Ctx;
+use crate::agents::common;
 use crate::gate::GateError;
 use crate::vault::edit::yaml_scalar;
 
@@ -109,7 +109,7 @@ pub fn apply(
         .map(|(_, v)| area_names(v))
         .unwrap_or_default();
     for a in &areas {
-        made.extend(super::architect::scaffold_area(ctx, a)?);
+        made.extend(super::scaffold_area(ctx, a)?);
     }
     Ok(areas)
 }
