@@ -10,5 +10,6 @@ pub mod graph;
 pub mod health;
 pub mod link_fix;
 pub mod notes;
+pub mod schema;
 pub mod search;
 pub mod text;
