@@ -209,14 +209,17 @@ impl Schema {
 mod tests {
     use super::*;
 
-    fn vault(files: &[(&str, &str)]) -> Vault {
-        let notes = files.iter().map(|(p, t)| Note::parse_text(*p, t)).collect();
+    fn vault(files: &[(String, String)]) -> Vault {
+        let notes = files
+            .iter()
+            .map(|(p, t)| Note::parse_text(p.as_str(), t))
+            .collect();
         Vault::from_notes(std::path::PathBuf::from("/v"), notes, Vec::new())
     }
 
-    fn note(files: &[(&str, &str)], path: &str) -> Note {
-        let (p, t) = files.iter().find(|(p, _)| *p == path).expect("fixture");
-        Note::parse_text(*p, t)
+    fn note(files: &[(String, String)], path: &str) -> Note {
+        let (p, t) = files.iter().find(|(p, _)| p == path).expect("fixture");
+        Note::parse_text(p.as_str(), t)
     }
 
     #[test]
@@ -234,20 +237,16 @@ mod tests {
             "---\ndate: 2026-01-02\n---\n".into(),
         ));
         files.push(("Meetings/bare.md".into(), "no frontmatter".into()));
-        let refs: Vec<(&str, &str)> = files
-            .iter()
-            .map(|(a, b)| (a.as_str(), b.as_str()))
-            .collect();
-        let s = Schema::learn(&vault(&refs), &Folders::default());
+        let s = Schema::learn(&vault(&files), &Folders::default());
         // 5 of 6 carry `date` (83 %), 4 of 6 `Attendees` (67 %): only `date` is the convention
         assert_eq!(
-            s.missing_keys(&note(&refs, "Meetings/odd.md")),
+            s.missing_keys(&note(&files, "Meetings/odd.md")),
             Vec::<String>::new()
         );
-        assert!(s.expects_frontmatter(&note(&refs, "Meetings/bare.md")));
-        let strict = Schema::learn(&vault(&refs[..5]), &Folders::default());
+        assert!(s.expects_frontmatter(&note(&files, "Meetings/bare.md")));
+        let strict = Schema::learn(&vault(&files[..5]), &Folders::default());
         assert_eq!(
-            strict.missing_keys(&note(&refs, "Meetings/odd.md")),
+            strict.missing_keys(&note(&files, "Meetings/odd.md")),
             vec!["Attendees".to_string()],
             "4 of 5 carry it: the spelling they use is reported"
         );
@@ -266,19 +265,15 @@ mod tests {
         files.push(("F0/loose.md".into(), "---\ntype: book\n---\n".into()));
         files.push(("Small/a.md".into(), "---\nk: 1\n---\n".into()));
         files.push(("Small/b.md".into(), "plain".into()));
-        let refs: Vec<(&str, &str)> = files
-            .iter()
-            .map(|(a, b)| (a.as_str(), b.as_str()))
-            .collect();
-        let s = Schema::learn(&vault(&refs), &Folders::default());
+        let s = Schema::learn(&vault(&files), &Folders::default());
         assert_eq!(
-            s.missing_keys(&note(&refs, "F0/loose.md")),
+            s.missing_keys(&note(&files, "F0/loose.md")),
             vec!["author".to_string()]
         );
-        assert!(!s.expects_frontmatter(&note(&refs, "Small/b.md")));
-        assert!(s.missing_keys(&note(&refs, "Small/a.md")).is_empty());
+        assert!(!s.expects_frontmatter(&note(&files, "Small/b.md")));
+        assert!(s.missing_keys(&note(&files, "Small/a.md")).is_empty());
         assert_eq!(
-            Schema::Crew.missing_keys(&note(&refs, "Small/a.md")),
+            Schema::Crew.missing_keys(&note(&files, "Small/a.md")),
             vec!["type", "date", "tags", "status"]
         );
     }
