@@ -60,10 +60,11 @@ fn calendar_config(cal: &Path) -> String {
     )
 }
 
-/// The `.md` files under the vault holding `needle`, as vault paths.
+/// The notes of the vault (crew's own `.crew/` left out) holding `needle`, as vault paths.
 fn notes_with(v: &Path, needle: &str) -> Vec<PathBuf> {
     walkdir::WalkDir::new(v)
         .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'))
         .flatten()
         .filter(|e| e.path().extension().is_some_and(|x| x == "md"))
         .filter(|e| std::fs::read_to_string(e.path()).is_ok_and(|t| t.contains(needle)))
