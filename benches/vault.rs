@@ -315,11 +315,11 @@ fn bench_size(n: usize) {
     let audit = median(
         || {
             time(|| {
+                let folders = &crew_def.config.folders;
+                // the schema is learned on every audit of a vault crew did not lay out
+                let schema = crew::analysis::schema::Schema::of(&crew_def, &vault, folders);
                 std::hint::black_box(crew::analysis::health::audit(
-                    &vault,
-                    &vault,
-                    &crew_def.config.folders,
-                    today,
+                    &vault, &vault, folders, &schema, today,
                 ));
             })
         },

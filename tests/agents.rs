@@ -64,6 +64,8 @@ fn librarian_quick_check_and_consistency_report() {
         ),
         ("x/b.md", "no frontmatter"),
         ("y/b.md", "---\ntype: note\n---\n"),
+        // a vault crew laid out: its notes are held to crew's required keys
+        (".crew/config.yaml", "max_depth: 3\n"),
     ]);
     let j = ask(v.path(), &["check consistency"]);
     assert_eq!(j["route"]["name"], "librarian");

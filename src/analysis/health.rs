@@ -8,9 +8,13 @@
 //! - otherwise **healthy**.
 //!
 //! Health score (0–100) of the audit, a weighted mean of six parts each clamped to 0–100:
-//! links 30 % (100 − 10·broken %), frontmatter 25 % (% notes with type/date/tags/status),
-//! orphans 20 % (100 − 5·orphan %), duplicates 10 % (100 − 20·groups), inbox 10 % (100 − 10·notes
-//! older than 48 h), naming 5 % (% dated notes following the convention).
+//! links 30 % (100 − 10·broken %), frontmatter 25 % (% notes carrying what their kind expects:
+//! crew's type/date/tags/status in a vault crew laid out, else the vault's own schema, see
+//! [`crate::analysis::schema`]), orphans 20 % (100 − 5·orphan %), duplicates 10 % (100 −
+//! 20·groups), inbox 10 % (100 − 10·notes older than 48 h), naming 5 % (% dated notes following
+//! crew's convention; checked only in a vault crew laid out).
+//!
+//! "Notes without frontmatter" counts only notes whose kind expects frontmatter.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -20,12 +24,10 @@ use serde::Serialize;
 
 use crate::analysis::link_fix::{FixIndex, SafeFix};
 use crate::analysis::notes::{self as common, fold};
+use crate::analysis::schema::Schema;
 use crate::crew::Folders;
 use crate::vault::hash::{FNV_OFFSET, fingerprint, fnv1a};
 use crate::vault::{Frontmatter, Note, NoteSource, Resolution, Vault};
-
-/// The frontmatter keys every note should have.
-pub(crate) const REQUIRED_KEYS: &[&str] = &["type", "date", "tags", "status"];
 
 /// MinHash sketch size for near-duplicate candidates.
 const SKETCH: usize = 10;
@@ -129,7 +131,13 @@ pub(crate) fn exempt(path: &str, f: &Folders) -> bool {
 
 /// Runs every mechanical check over the vault. crew's own notes (reports, post-its, the
 /// agent log) are not part of it: they are left out of every figure.
-pub fn audit(vault: &Vault, source: &dyn NoteSource, f: &Folders, today: NaiveDate) -> Audit {
+pub fn audit(
+    vault: &Vault,
+    source: &dyn NoteSource,
+    f: &Folders,
+    schema: &Schema,
+    today: NaiveDate,
+) -> Audit {
     let owned: Vec<bool> = vault.notes.iter().map(|n| f.crew_owned(&n.path)).collect();
     let mut a = Audit {
         notes: owned.iter().filter(|o| !**o).count(),
@@ -157,11 +165,13 @@ pub fn audit(vault: &Vault, source: &dyn NoteSource, f: &Folders, today: NaiveDa
         if exempt(&n.path, f) {
             continue;
         }
-        check_frontmatter(&mut a, n, f);
+        check_frontmatter(&mut a, n, f, schema);
         if !linked[i] {
             a.orphans.push(n.path.clone());
         }
-        check_naming(&mut a, n, f);
+        if schema.crew_naming() {
+            check_naming(&mut a, n, f);
+        }
         if !n.path.starts_with(&format!("{}/", f.archive))
             && let Some(d) = common::last_touched(n)
         {
@@ -210,16 +220,35 @@ impl<'a> NameIndex<'a> {
     }
 }
 
+/// The edges Markdown links make (`[text](other%20note.md)`, relative paths resolved as
+/// Obsidian does): a vault written in them is as linked as one written in wikilinks.
+fn markdown_edges(vault: &Vault) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = vault
+        .notes
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(s, n)| {
+            n.markdown_links.iter().filter_map(move |l| {
+                let id = vault.files.resolve(&n.path, &l.target).file()?;
+                vault.note_of_file(id).map(|d| (s, d))
+            })
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// For each note: whether any link touches it, and how many notes link to it (crew's own
-/// notes left out).
+/// notes left out). Wikilinks, embeds and Markdown links that reach a note all count.
 fn link_degrees(vault: &Vault, owned: &[bool]) -> (Vec<bool>, Vec<usize>) {
     let mut linked = vec![false; vault.notes.len()];
     let mut incoming = vec![0usize; vault.notes.len()];
-    for &(s, d) in vault
-        .edges()
-        .iter()
-        .filter(|(s, d)| !owned[*s] && !owned[*d])
-    {
+    let mut edges = vault.edges();
+    edges.extend(markdown_edges(vault));
+    edges.sort_unstable();
+    edges.dedup();
+    for &(s, d) in edges.iter().filter(|(s, d)| !owned[*s] && !owned[*d]) {
         linked[s] = true;
         linked[d] = true;
         if s != d {
@@ -352,19 +381,20 @@ fn check_inbox(a: &mut Audit, n: &Note, f: &Folders, today: NaiveDate) {
     }
 }
 
-/// Frontmatter: absent, invalid, missing required keys, dates, tag formats, status.
-fn check_frontmatter(a: &mut Audit, n: &Note, f: &Folders) {
+/// Frontmatter: absent where expected, invalid, missing expected keys, dates, tag formats,
+/// status.
+fn check_frontmatter(a: &mut Audit, n: &Note, f: &Folders, schema: &Schema) {
     match &n.frontmatter {
-        Frontmatter::Absent => a.without_frontmatter.push(n.path.clone()),
+        Frontmatter::Absent => {
+            if schema.expects_frontmatter(n) {
+                a.without_frontmatter.push(n.path.clone());
+            }
+        }
         Frontmatter::Invalid { line, message } => a
             .frontmatter_errors
             .push((n.path.clone(), format!("line {line}: {message}"))),
         Frontmatter::Parsed => {
-            let missing: Vec<String> = REQUIRED_KEYS
-                .iter()
-                .filter(|k| !n.has_property(k))
-                .map(|k| k.to_string())
-                .collect();
+            let missing = schema.missing_keys(n);
             if !missing.is_empty() {
                 a.missing_keys.push((n.path.clone(), missing));
             }
@@ -640,7 +670,7 @@ mod tests {
         let vault = Vault::open(dir.path()).expect("open");
         let f = Folders::default();
         let today = chrono::NaiveDate::from_ymd_opt(2026, 11, 30).expect("date");
-        let a = audit(&vault, &vault, &f, today);
+        let a = audit(&vault, &vault, &f, &Schema::Crew, today);
         let sets: Vec<(String, Vec<u64>)> = vault
             .notes
             .iter()

@@ -11,5 +11,6 @@ pub mod health;
 pub mod link_fix;
 pub mod note_date;
 pub mod notes;
+pub mod schema;
 pub mod search;
 pub mod text;

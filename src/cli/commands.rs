@@ -391,7 +391,9 @@ pub fn vault(g: &Global, action: &VaultAction) -> anyhow::Result<u8> {
         VaultAction::Check => {
             let crew = crew_to_run(g)?;
             let today = crew::run::run_clock()?.date();
-            let a = crew::analysis::health::audit(&vault, &*vault, &crew.config.folders, today);
+            let f = &crew.config.folders;
+            let schema = crew::analysis::schema::Schema::of(&crew, &vault, f);
+            let a = crew::analysis::health::audit(&vault, &*vault, f, &schema, today);
             let verdict = crew::analysis::health::verdict(&a);
             if g.json {
                 out_json(&json!({

@@ -16,6 +16,7 @@ use super::common::{self, suggestion};
 use super::fixes::{self, Fix, Held};
 use super::{Ctx, NativeOutput};
 use crate::analysis::health::{Audit, Verdict, audit, exempt, pct, verdict};
+use crate::analysis::schema::Schema;
 use crate::crew::Folders;
 use crate::dispatch::suggest::NextAgent;
 use crate::gate::GateError;
@@ -127,10 +128,18 @@ fn audit_suggestions(a: &Audit, f: &Folders) -> Vec<NextAgent> {
     s
 }
 
+/// The audit of the vault as it is now, held to the schema it keeps: crew's in a vault crew
+/// laid out, else the one its own notes show.
+fn audit_now(ctx: &Ctx) -> Audit {
+    let vault = ctx.gate.vault();
+    let f = &ctx.config.folders;
+    let schema = Schema::of(ctx.crew, vault, f);
+    audit(vault, &*ctx.gate, f, &schema, ctx.now.date())
+}
+
 /// The librarian agent: quick check by default; consistency, growth and stale modes.
 pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
-    let today = ctx.now.date();
-    let a = audit(ctx.gate.vault(), &*ctx.gate, &ctx.config.folders, today);
+    let a = audit_now(ctx);
     if ctx.asks(&[
         "growth",
         "growth analytics",
@@ -168,7 +177,7 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let a = if fixed.done.is_empty() {
         a
     } else {
-        audit(ctx.gate.vault(), &*ctx.gate, &ctx.config.folders, today)
+        audit_now(ctx)
     };
     let v = verdict(&a);
     let l = ctx.lang;
@@ -291,9 +300,9 @@ fn stale_bands(out: &mut String, l: Lang, a: &Audit) {
 /// near-empty notes. Proposes; archives nothing by itself.
 pub(crate) fn deep_clean(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let mut result = vault_audit(ctx)?;
+    let a = audit_now(ctx);
     let vault = ctx.gate.vault();
     let today = ctx.now.date();
-    let a = audit(vault, &*ctx.gate, &ctx.config.folders, today);
     let l = ctx.lang;
     let mut out = tr!(l, "librarian.deep.heading");
     stale_bands(&mut out, l, &a);

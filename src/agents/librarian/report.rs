@@ -1,10 +1,10 @@
 //! `/vault-audit`: the full audit written as a health report note, with the trend since the
 //! last report.
 
-use super::{Fixed, audit_suggestions, fix_lines, list, name_of, run_fixes};
+use super::{Fixed, audit_now, audit_suggestions, fix_lines, list, name_of, run_fixes};
 use crate::agents::common;
 use crate::agents::{Ctx, NativeOutput};
-use crate::analysis::health::{Audit, Verdict, audit, health_score, verdict};
+use crate::analysis::health::{Audit, Verdict, health_score, verdict};
 use crate::gate::GateError;
 use crate::tr;
 
@@ -84,14 +84,13 @@ fn audit_data(
 
 /// `/vault-audit`: the full audit and a health report note with the trend.
 pub fn vault_audit(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
-    let today = ctx.now.date();
     let fixed = if ctx.apply {
-        let a = audit(ctx.gate.vault(), &*ctx.gate, &ctx.config.folders, today);
+        let a = audit_now(ctx);
         run_fixes(ctx, &a)?
     } else {
         Fixed::default()
     };
-    let a = audit(ctx.gate.vault(), &*ctx.gate, &ctx.config.folders, today);
+    let a = audit_now(ctx);
     let score = health_score(&a);
     let v = verdict(&a);
     let dir = format!("{}/health-reports", ctx.config.folders.meta);

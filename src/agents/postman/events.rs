@@ -7,6 +7,7 @@ use chrono::{Duration, NaiveDate};
 
 use super::calendar::{self, Event};
 use super::people::{Directory, property_strings};
+use super::place::{self, Kind, Place};
 use super::{inert, md_inline, one_line, q};
 use crate::agents::common;
 use crate::agents::{Ctx, NativeOutput};
@@ -266,14 +267,23 @@ fn render_note(e: &Event, people: &[String]) -> String {
     format!("{fm}{body}")
 }
 
-/// The path a new event note gets: `Meetings/YYYY/MM/YYYY-MM-DD — Meeting — Title.md`.
-fn note_path(ctx: &Ctx, e: &Event) -> String {
-    format!(
-        "{}/{}/{}.md",
-        ctx.config.folders.meetings,
-        e.date().format("%Y/%m"),
-        common::convention_name(&e.date().to_string(), "meeting", &e.summary)
+/// Where this vault keeps meeting notes ([`place`]): `Meetings/YYYY/MM/` in a vault crew laid
+/// out.
+fn events_place(ctx: &Ctx) -> Place {
+    let gate = &*ctx.gate;
+    place::place(
+        gate.vault(),
+        ctx.crew,
+        &ctx.config.folders,
+        Kind::Meeting,
+        |d| gate.dir_exists(d),
     )
+}
+
+/// The path a new event note gets: `<place>/YYYY-MM-DD — Meeting — Title.md`.
+fn note_path(place: &Place, e: &Event) -> String {
+    let name = common::convention_name(&e.date().to_string(), "meeting", &e.summary);
+    place.path_for(e.date(), &name)
 }
 
 fn import(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
@@ -283,6 +293,7 @@ fn import(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let loaded = events_between(ctx, from, to).unwrap_or_default();
     let dir = Directory::load(ctx.gate.vault(), &ctx.config.folders);
     let existing = imported(ctx.gate.vault());
+    let place = events_place(ctx);
     let (mut created, mut updated, mut unchanged, mut cancelled) = (vec![], vec![], 0, 0);
     let mut problems = loaded.problems.clone();
     for e in &loaded.events {
@@ -297,13 +308,13 @@ fn import(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             }
             None => ctx
                 .gate
-                .create(&note_path(ctx, e), render_note(e, &people).as_bytes())
+                .create(&note_path(&place, e), render_note(e, &people).as_bytes())
                 .and_then(|p| {
                     common::log_change(ctx, "postman", &format!("imported event as {p}"))?;
                     created.push(p);
                     Ok(())
                 }),
-            Some(path) => update_note(ctx, path, e, &people).map(|changed| {
+            Some(path) => update_note(ctx, &place, path, e, &people).map(|changed| {
                 if changed {
                     updated.push(path.clone());
                 } else {
@@ -372,7 +383,13 @@ fn import(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
 /// Brings an event's note in step with the calendar: the managed frontmatter keys and the
 /// When/Where/Who lines; the user's own text stays. A moved event's note is renamed (and
 /// moved to its new month) while it still carries the name crew gave it.
-fn update_note(ctx: &mut Ctx, path: &str, e: &Event, people: &[String]) -> Result<bool, GateError> {
+fn update_note(
+    ctx: &mut Ctx,
+    place: &Place,
+    path: &str,
+    e: &Event,
+    people: &[String],
+) -> Result<bool, GateError> {
     let Some(note) = ctx.gate.vault().note(path) else {
         return Ok(false);
     };
@@ -419,9 +436,9 @@ fn update_note(ctx: &mut Ctx, path: &str, e: &Event, people: &[String]) -> Resul
         && moved_day
         && let Some(old) = &old_date
         && old_name == common::convention_name(old, "meeting", &e.summary)
-        && path.starts_with(&format!("{}/", ctx.config.folders.meetings))
+        && place.holds(path)
     {
-        let target = note_path(ctx, e);
+        let target = note_path(place, e);
         if !ctx.gate.exists(&target) {
             ctx.gate.move_file(path, &target)?;
             common::log_change(ctx, "postman", &format!("event moved: {path} → {target}"))?;

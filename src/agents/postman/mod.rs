@@ -14,6 +14,7 @@ pub mod imap;
 pub mod language;
 pub mod mail;
 pub mod people;
+pub(crate) mod place;
 pub mod prep;
 pub mod source;
 pub mod state;
@@ -133,9 +134,17 @@ pub(crate) fn save_email(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             });
         }
     };
+    let gate = &*ctx.gate;
+    let place = place::place(
+        gate.vault(),
+        ctx.crew,
+        &ctx.config.folders,
+        place::Kind::Email,
+        |d| gate.dir_exists(d),
+    );
     let mut results = Vec::new();
     for m in &chosen {
-        results.push((m, save_one(ctx, &dir, m, source.label())?));
+        results.push((m, save_one(ctx, &dir, &place, m, source.label())?));
     }
     problems.iter().for_each(|p| tracing::warn!("postman: {p}"));
     let saved: Vec<String> = results
@@ -151,11 +160,20 @@ pub(crate) fn save_email(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             format!("{} on {}: {}", saved.len(), ctx.today(), saved.join("; ")),
         );
     }
-    if !saved.is_empty() {
+    // emails saved where the vault keeps them are filed already; only the inbox's wait
+    let waiting: Vec<&String> = saved
+        .iter()
+        .filter(|p| p.rsplit_once('/').map_or("", |(d, _)| d) == ctx.config.folders.inbox)
+        .collect();
+    if !waiting.is_empty() {
         ctx.hand_off(common::suggestion(
             "sorter",
             "saved emails wait in the inbox",
-            &saved.join(", "),
+            &waiting
+                .iter()
+                .map(|p| p.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
         ));
     }
     Ok(NativeOutput {
@@ -202,8 +220,15 @@ pub(crate) fn q(s: &str) -> String {
     serde_json::to_string(&inert(&one_line(s))).unwrap_or_else(|_| "\"\"".into())
 }
 
-/// Writes one message as a note in the inbox, unless a note already holds its Message-ID.
-fn save_one(ctx: &mut Ctx, dir: &Directory, m: &Mail, source: &str) -> Result<Saved, GateError> {
+/// Writes one message as a note where the vault keeps emails ([`place`]: the inbox in a vault
+/// crew laid out), unless a note already holds its Message-ID.
+fn save_one(
+    ctx: &mut Ctx,
+    dir: &Directory,
+    place: &place::Place,
+    m: &Mail,
+    source: &str,
+) -> Result<Saved, GateError> {
     // compared as it is written (see `q`), so an odd Message-ID is still found again
     if let Some(id) = m.message_id.as_deref().map(|id| inert(&one_line(id)))
         && let Some(n) = ctx
@@ -215,22 +240,23 @@ fn save_one(ctx: &mut Ctx, dir: &Directory, m: &Mail, source: &str) -> Result<Sa
     {
         return Ok(Saved::Already(n.path.clone()));
     }
-    let date = m
-        .date
-        .map_or_else(|| ctx.today(), |d| d.format("%Y-%m-%d").to_string());
+    let day = m.date.map_or_else(|| ctx.now.date(), |d| d.date());
+    let date = day.to_string();
     let person = dir
         .find(m.from_email.as_deref(), m.from_name.as_deref())
         .map(|p| p.note.clone());
     let vip = dir.is_vip(m.from_email.as_deref(), m.from_name.as_deref());
     let deadline = m.deadline();
+    let in_inbox = place.folder_for(day) == ctx.config.folders.inbox;
     let mut fm = format!(
-        "---\ntype: {}\ndate: {}\ntags: [email]\nstatus: inbox\nfrom: {}\nsubject: {}\n",
+        "---\ntype: {}\ndate: {}\ntags: [email]\nstatus: {}\nfrom: {}\nsubject: {}\n",
         if deadline.is_some() {
             "email-deadline"
         } else {
             "email-info"
         },
         q(&date),
+        if in_inbox { "inbox" } else { "filed" },
         q(&m.sender()),
         q(&m.subject),
     );
@@ -289,7 +315,7 @@ fn save_one(ctx: &mut Ctx, dir: &Directory, m: &Mail, source: &str) -> Result<Sa
         ctx.today()
     ));
     let name = common::convention_name(&date, "email", &m.subject);
-    let path = format!("{}/{name}.md", ctx.config.folders.inbox);
+    let path = place.path_for(day, &name);
     let p = ctx.gate.create(&path, format!("{fm}{body}").as_bytes())?;
     common::log_change(
         ctx,
