@@ -324,9 +324,18 @@ impl Vault {
         // again next time than to save now.
         let one_for_one = had_index && same_listing && cached_count == note_files.len();
         let few = fresh <= note_files.len() / 50;
+        // a note changed in the last instants could not be vouched for by the patched index
+        // either (see `index`): then patching gains the next run nothing
+        let now = index::now_ns();
+        let settled = || {
+            from_index
+                .iter()
+                .zip(&stamps)
+                .all(|(&kept, stamp)| kept || stamp.is_some_and(|s| s.settled_before(now)))
+        };
         let patch = reuse
             .as_ref()
-            .filter(|_| one_for_one && few && fresh > 0 && unreadable.is_empty());
+            .filter(|_| one_for_one && few && fresh > 0 && unreadable.is_empty() && settled());
         let stale_index = !(one_for_one && few) || patch.is_some();
         drop(note_files);
         let files = lookups.with_paths(listing);
