@@ -514,7 +514,8 @@ fn interrupt(child: &std::process::Child) {
 #[cfg(unix)]
 fn spawn_chat(v: &std::path::Path, env: &[(&str, String)]) -> std::process::Child {
     let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("crew"));
-    c.env_remove("CREW_VAULT")
+    c.env("XDG_CACHE_HOME", common::test_cache())
+        .env_remove("CREW_VAULT")
         .env_remove("CREW_DIR")
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENAI_BASE_URL");

@@ -580,6 +580,7 @@ fn notes_sharing_a_topic_no_folder_has_get_a_proposed_folder() {
         .arg("-c")
         .arg(command.replacen("crew", &format!("'{}'", bin.display()), 1))
         .current_dir(v.path())
+        .env("XDG_CACHE_HOME", common::test_cache())
         .env_remove("CREW_VAULT")
         .output()
         .expect("sh");

@@ -258,3 +258,94 @@ fn new_renamed_and_removed_folders_are_seen() {
         assert!(fresh.note(&rel).is_none(), "{rel} is no note any more");
     }
 }
+
+/// `crew vault stats` keeps its counts beside the index and gives them back, without opening
+/// the vault, only while nothing changed: kept counts that are not the vault's (planted here
+/// under the current index's id) are what it answers with while the vault is untouched, and
+/// any change — an edit, a same-size edit with the old mtime restored, a new attachment — makes
+/// it count again, equal to a full rescan. A run on an unchanged vault rewrites nothing.
+#[test]
+fn kept_counts_answer_only_while_nothing_changed() {
+    let dir = settled_vault(120, 31);
+    let root = dir.path();
+    let index = root.join(".crew/index.bin");
+    let kept = root.join(".crew/index.bin.stats");
+    let fresh = |why: &str| {
+        assert_eq!(
+            crew::state::vault_stats(root).expect("stats"),
+            VaultStats::of(&Vault::open(root).expect("open")),
+            "{why}"
+        );
+    };
+    fresh("first count");
+    assert!(kept.is_file(), "the counts are kept");
+    let stamp = |p: &std::path::Path| std::fs::metadata(p).expect("meta").modified().ok();
+    let (index_time, kept_time) = (stamp(&index), stamp(&kept));
+    fresh("nothing changed");
+    assert_eq!(stamp(&index), index_time, "the index was rewritten");
+    assert_eq!(stamp(&kept), kept_time, "the kept counts were rewritten");
+
+    // plant counts that cannot be the vault's under the same index id
+    let text = std::fs::read_to_string(&kept).expect("kept");
+    let mut planted: serde_json::Value = serde_json::from_str(&text).expect("json");
+    planted["stats"]["notes"] = serde_json::json!(987_654);
+    std::fs::write(&kept, planted.to_string()).expect("plant");
+    assert_eq!(
+        crew::state::vault_stats(root).expect("stats").notes,
+        987_654,
+        "an unchanged vault is answered from the kept counts"
+    );
+
+    let target = notes_under(&root.join("02-Areas"))
+        .into_iter()
+        .find(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains('a')))
+        .expect("a note with an a");
+    let old_mtime = std::fs::metadata(&target)
+        .expect("meta")
+        .modified()
+        .expect("mtime");
+    let text = std::fs::read_to_string(&target).expect("read");
+    std::fs::write(&target, text.replacen('a', "o", 1)).expect("rewrite");
+    std::fs::File::options()
+        .write(true)
+        .open(&target)
+        .expect("open")
+        .set_modified(old_mtime)
+        .expect("set mtime");
+    fresh("after a same-size edit with the mtime restored");
+    std::fs::write(&target, "now [[something]] else #tagged").expect("edit");
+    fresh("after an edit");
+    std::fs::write(root.join("pic.png"), [0x89, b'P']).expect("attachment");
+    fresh("after a new attachment");
+    std::fs::remove_file(&target).expect("delete");
+    fresh("after a deletion");
+}
+
+/// A few changed notes in an index that otherwise matches the vault are patched in (only the
+/// chunks holding them encoded again, the others copied), so the next run finds the index
+/// current; what it then holds equals a full rescan.
+#[test]
+fn a_few_changed_notes_are_patched_into_the_index() {
+    // three chunks of entries
+    let dir = settled_vault(4500, 37);
+    let root = dir.path();
+    let index = root.join(".crew/index.bin");
+    let notes = notes_under(&root.join("02-Areas"));
+    std::fs::write(&notes[0], "patched [[Elsewhere]] #patched").expect("edit");
+    std::fs::write(&notes[notes.len() - 1], "and this one").expect("edit");
+    // the edits settle before the index is rewritten, so it can vouch for them
+    std::thread::sleep(Duration::from_millis(2100));
+    let before = std::fs::read(&index).expect("index");
+    let vault = crew::state::open_vault(root).expect("open");
+    let id = vault
+        .index_id()
+        .expect("the patched index describes the vault");
+    assert_ne!(std::fs::read(&index).expect("index"), before, "patched");
+    assert!(
+        Vault::open_unless_current(root, &index, id)
+            .expect("open")
+            .is_none(),
+        "the patched index is current"
+    );
+    assert_same(root, "after the patch");
+}

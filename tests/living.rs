@@ -183,6 +183,7 @@ fn a_second_crew_process_between_planning_and_applying() {
     let d = dir.clone();
     once_at(&mut g, HookPoint::MovePlanned, move || {
         let status = std::process::Command::new(assert_cmd::cargo::cargo_bin("crew"))
+            .env("XDG_CACHE_HOME", common::test_cache())
             .env_remove("CREW_VAULT")
             .env_remove("CREW_DIR")
             .arg("--vault")
@@ -591,6 +592,7 @@ fn watch_does_not_file_a_note_a_slow_writer_still_holds_open() {
         .expect("write");
     writer.flush().expect("flush");
     let mut watch = std::process::Command::new(assert_cmd::cargo::cargo_bin("crew"))
+        .env("XDG_CACHE_HOME", common::test_cache())
         .env_remove("CREW_VAULT")
         .env_remove("CREW_DIR")
         .arg("--vault")
@@ -714,6 +716,7 @@ fn an_unreadable_note_is_skipped_with_a_warning_not_fatal() {
         std::process::Command::new(assert_cmd::cargo::cargo_bin("crew"))
     };
     let out = cmd
+        .env("XDG_CACHE_HOME", common::test_cache())
         .env_remove("CREW_VAULT")
         .env_remove("CREW_DIR")
         .arg("--vault")
@@ -788,6 +791,7 @@ fn a_command_that_waited_for_the_lock_works_on_what_the_other_writer_left() {
     )
     .expect("lock");
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("crew"))
+        .env("XDG_CACHE_HOME", common::test_cache())
         .env_remove("CREW_VAULT")
         .env_remove("CREW_DIR")
         .env("CREW_LOCK_WAIT_SECS", "60")
@@ -833,6 +837,7 @@ fn watch_reports_a_note_reopened_under_its_old_name_after_filing() {
     let head = "---\ntype: note\nproject: \"[[Alpha]]\"\n---\n";
     std::fs::write(v.path().join("00-Inbox/Split.md"), format!("{head}first\n")).expect("w");
     let mut watch = std::process::Command::new(assert_cmd::cargo::cargo_bin("crew"))
+        .env("XDG_CACHE_HOME", common::test_cache())
         .env_remove("CREW_VAULT")
         .env_remove("CREW_DIR")
         .arg("--vault")

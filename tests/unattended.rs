@@ -21,6 +21,7 @@ fn with_project() -> assert_fs::TempDir {
 
 fn spawn_watch(v: &Path, extra: &[&str]) -> Child {
     Command::new(assert_cmd::cargo::cargo_bin("crew"))
+        .env("XDG_CACHE_HOME", common::test_cache())
         .env_remove("CREW_VAULT")
         .env_remove("CREW_DIR")
         .arg("--vault")

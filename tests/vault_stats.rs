@@ -204,3 +204,52 @@ fn missing_vault_is_a_clear_error() {
         .code(2)
         .stderr(predicates::str::contains("does not exist"));
 }
+
+/// Every file and folder under `root`, hidden ones included.
+fn everything(root: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut all: Vec<_> = walkdir::WalkDir::new(root)
+        .into_iter()
+        .flatten()
+        .map(|e| e.into_path())
+        .collect();
+    all.sort();
+    all
+}
+
+/// A vault crew has not adopted gets its index in the user's cache folder, never a file of its
+/// own, and a second read counts the same from there.
+#[test]
+fn a_vault_not_adopted_is_indexed_in_the_cache_folder_not_inside() {
+    let v = vault(&[
+        ("a.md", "[[b]] #one"),
+        ("sub/b.md", "---\naliases: [bee]\n---\n[[a]] ![[pic.png]]"),
+        ("pic.png", "png"),
+    ]);
+    let cache = tempfile::tempdir().expect("tmp");
+    let before = everything(v.path());
+    let run = || {
+        json_of(
+            crew(v.path())
+                .env("XDG_CACHE_HOME", cache.path())
+                .args(["vault", "stats", "--json"]),
+        )
+    };
+    let first = run();
+    assert_eq!(
+        everything(v.path()),
+        before,
+        "nothing was written in the vault"
+    );
+    let indexes: Vec<_> = everything(cache.path())
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n == "index.bin"))
+        .collect();
+    assert_eq!(indexes.len(), 1, "one index in the cache: {indexes:?}");
+    assert!(indexes[0].starts_with(cache.path().join("crew/vaults")));
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    assert_eq!(run(), first, "the cached index gives the same counts");
+    assert_eq!(run(), first, "and so do the counts kept beside it");
+    assert_eq!(n(&first, "notes"), 2);
+    assert_eq!(n(&first, "aliases"), 1);
+    assert_eq!(everything(v.path()), before);
+}

@@ -10,7 +10,6 @@ use super::{Global, StateAction, VaultAction, out, out_json, render};
 use crew::crew::Crew;
 use crew::run::{self, Options};
 use crew::vault::Vault;
-use crew::vault::stats::VaultStats;
 
 /// Loads the crew for the vault; a crew with errors stops the command (exit 2). For the
 /// lifecycle commands, which must not build on a damaged definition.
@@ -370,10 +369,10 @@ pub fn state(g: &Global, action: StateAction) -> anyhow::Result<u8> {
 }
 
 pub fn vault(g: &Global, action: &VaultAction) -> anyhow::Result<u8> {
-    let vault = open_vault(g)?;
     match action {
         VaultAction::Stats => {
-            let s = VaultStats::of(&vault);
+            // counted without opening the vault when nothing changed since the last count
+            let s = crew::state::vault_stats(&g.vault_path())?;
             if g.json {
                 out_json(&s)?;
             } else {
@@ -389,6 +388,7 @@ pub fn vault(g: &Global, action: &VaultAction) -> anyhow::Result<u8> {
             Ok(0)
         }
         VaultAction::Check => {
+            let vault = open_vault(g)?;
             let crew = crew_to_run(g)?;
             let today = crew::run::run_clock()?.date();
             let f = &crew.config.folders;

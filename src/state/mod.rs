@@ -4,6 +4,7 @@
 //! `runs/<run>.jsonl` (one run log per request), `journal/<run>/` (what the gate did and the
 //! bytes needed to undo it) and `lock`.
 
+pub mod cache;
 /// The journal is the gate's record of every change; state reads it (undo, the run log).
 pub use crate::gate::journal;
 pub mod lock;
@@ -11,18 +12,52 @@ pub mod postit;
 pub mod runlog;
 pub mod undo;
 
+use crate::vault::stats::VaultStats;
 use crate::vault::{Vault, VaultError};
 
-/// Opens the vault at `root` the way every crew command does: with crew's persistent index
-/// (`.crew/index.bin`) when the vault has crew's state folder, so unchanged notes are not
-/// parsed again.
+/// Opens the vault at `root` the way every crew command does: with crew's persistent index,
+/// so unchanged notes are not parsed again. The index is `.crew/index.bin` when the vault has
+/// crew's state folder, else in the user's cache folder ([`cache`]): a vault crew only reads
+/// gains no file.
 pub fn open_vault(root: &Path) -> Result<Vault, VaultError> {
+    match index_path(root) {
+        Some(index) => Vault::open_indexed(root, &index),
+        None => Vault::open(root),
+    }
+}
+
+/// The index file of the vault at `root` (see [`open_vault`]); `None` when the folder is
+/// missing or there is no cache folder for a vault crew has not adopted.
+pub fn index_path(root: &Path) -> Option<PathBuf> {
     let state = root.join(".crew");
     if state.is_dir() {
-        Vault::open_indexed(root, &state.join("index.bin"))
+        Some(state.join("index.bin"))
+    } else if root.is_dir() {
+        cache::index_for(root)
     } else {
-        Vault::open(root)
+        None
     }
+}
+
+/// The counts of `crew vault stats`: kept beside the index while nothing in the vault changed
+/// (a walk that stats every note, no note read or decoded), else counted on the vault opened
+/// as [`open_vault`] does, and kept for next time. The vault, when opened, is never freed (see
+/// [`Vault`]'s cost at exit): this is for a command that ends after it.
+pub fn vault_stats(root: &Path) -> Result<VaultStats, VaultError> {
+    let vault = match index_path(root) {
+        Some(index) => match VaultStats::kept(&index) {
+            Some((id, stats)) => match Vault::open_unless_current(root, &index, id)? {
+                None => return Ok(stats),
+                Some(vault) => vault,
+            },
+            None => Vault::open_indexed(root, &index)?,
+        },
+        None => Vault::open(root)?,
+    };
+    let vault = std::mem::ManuallyDrop::new(vault);
+    let stats = VaultStats::of(&vault);
+    stats.keep(&vault);
+    Ok(stats)
 }
 
 use std::path::{Path, PathBuf};

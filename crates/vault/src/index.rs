@@ -20,20 +20,24 @@ use super::resolve::Resolution;
 /// `Note` change (7: container-aware code masking, `[[]]` is text): an older index is then
 /// rebuilt instead of answering with links read by the old rules; 8: the filing classifier's
 /// store next to it, [`crate::feature_store`]; 10: a tab before a quote's `>` indents what
-/// follows the marker, as in pulldown-cmark).
-pub(crate) const FORMAT: u32 = 10;
+/// follows the marker, as in pulldown-cmark; 11: the entries' stamps in a section of their own
+/// before the chunks, so whether anything changed is known without decoding a note).
+pub(crate) const FORMAT: u32 = 11;
 /// How close to the index's own time a modification must be to be distrusted.
 pub(crate) const RACY_NS: i128 = 2_000_000_000;
 /// Notes per independently encoded chunk: chunks are encoded and decoded in parallel.
 const CHUNK: usize = 2048;
 
-/// The start of the file; the chunks' bytes follow it, in order.
+/// The start of the file; the stamps section (every entry's [`Stamp`], in path order) and then
+/// the chunks' bytes follow it, in order.
 #[derive(Serialize, Deserialize)]
 struct Head {
     format: u32,
     crew_version: String,
     written_ns: i128,
     listing_hash: u64,
+    stamps_len: u64,
+    stamps_sum: u64,
     chunk_lens: Vec<u64>,
     /// A checksum of each chunk: a flipped bit would otherwise decode into a plausible but
     /// wrong note that the stamps then vouch for.
@@ -53,8 +57,13 @@ pub(crate) fn checksum(bytes: &[u8]) -> u64 {
 impl Head {
     fn sum(&self) -> u64 {
         let mut text = format!(
-            "{}|{}|{}|{}",
-            self.format, self.crew_version, self.written_ns, self.listing_hash
+            "{}|{}|{}|{}|{}:{}",
+            self.format,
+            self.crew_version,
+            self.written_ns,
+            self.listing_hash,
+            self.stamps_len,
+            self.stamps_sum
         );
         for (len, sum) in self.chunk_lens.iter().zip(&self.chunk_sums) {
             text.push_str(&format!("|{len}:{sum}"));
@@ -108,6 +117,8 @@ impl Stamp {
 pub(crate) struct Origin {
     pub(crate) index: Option<std::path::PathBuf>,
     pub(crate) stamps: Vec<Option<Stamp>>,
+    /// The id of that index while it describes every note as held in memory.
+    pub(crate) current: Option<IndexId>,
 }
 
 impl Origin {
@@ -121,15 +132,43 @@ impl Origin {
         if let Some(s) = self.stamps.get_mut(n) {
             *s = None;
         }
+        self.current = None;
     }
 }
 
 /// A loaded index: entries in path order (in the chunks they were decoded from), and when it
 /// was written.
 pub(crate) struct Index {
+    id: IndexId,
     written_ns: i128,
     listing_hash: u64,
     chunks: Vec<Vec<Entry>>,
+    /// What a rewrite can copy from this file instead of encoding again.
+    reuse: Option<Reuse>,
+}
+
+/// Where each chunk of a loaded index lies in its file (offset, length, checksum): a rewrite
+/// copies the bytes of every chunk none of whose notes changed (re-reading them and checking
+/// their checksum), so after a few edits the index is brought up to date for the cost of the
+/// changed chunks, not of encoding every note.
+pub(crate) struct Reuse {
+    path: std::path::PathBuf,
+    spans: Vec<(u64, u64, u64)>,
+}
+
+impl Reuse {
+    /// The stored bytes of chunk `i` of a rewrite whose entries are the loaded ones, one for
+    /// one (`from_index[n]`: entry `n` was taken from the index unchanged), when none of that
+    /// chunk's entries changed and the file still holds them.
+    fn chunk(&self, file: &std::fs::File, i: usize, from_index: &[bool]) -> Option<Vec<u8>> {
+        let &(offset, len, sum) = self.spans.get(i)?;
+        let entries = from_index.get(i * CHUNK..((i + 1) * CHUNK).min(from_index.len()))?;
+        if !entries.iter().all(|&kept| kept) {
+            return None;
+        }
+        let bytes = read_at(file, offset, len).ok()?;
+        (checksum(&bytes) == sum).then_some(bytes)
+    }
 }
 
 impl Index {
@@ -138,25 +177,12 @@ impl Index {
     /// Chunks are read and decoded in parallel, each with its own small buffer, so the file's
     /// bytes are never all in memory next to the decoded notes.
     pub(crate) fn load(path: &Path) -> Option<Index> {
-        let file = std::fs::File::open(path).ok()?;
-        let file_len = file.metadata().ok()?.len();
-        let (head, head_len) = read_head(&file, file_len)?;
-        if head.format != FORMAT || head.crew_version != env!("CARGO_PKG_VERSION") {
-            return None;
-        }
-        if head.head_sum != head.sum() || head.chunk_sums.len() != head.chunk_lens.len() {
-            tracing::info!("rebuilding the index: its head is damaged");
-            return None;
-        }
-        let mut spans = Vec::with_capacity(head.chunk_lens.len());
-        let mut offset = head_len;
+        let (file, head, head_len) = open_checked(path)?;
+        let mut spans: Vec<(u64, u64, u64)> = Vec::with_capacity(head.chunk_lens.len());
+        let mut offset = head_len + head.stamps_len;
         for (&len, &sum) in head.chunk_lens.iter().zip(&head.chunk_sums) {
             spans.push((offset, len, sum));
-            offset = offset.checked_add(len)?;
-        }
-        if offset != file_len {
-            tracing::info!("rebuilding the index: it is {file_len} bytes, its head says {offset}");
-            return None;
+            offset += len;
         }
         let decoded: Result<Vec<Vec<Entry>>, String> = spans
             .par_iter()
@@ -175,6 +201,15 @@ impl Index {
                 return None;
             }
         };
+        // chunks as crew writes them (CHUNK entries each but the last) can be copied by a rewrite
+        let full_chunks = chunks.len().saturating_sub(1);
+        let mut reuse = chunks[..full_chunks]
+            .iter()
+            .all(|c| c.len() == CHUNK)
+            .then(|| Reuse {
+                path: path.to_path_buf(),
+                spans,
+            });
         // crew writes entries in path order; anything else is put in order, not trusted as is
         if !chunks
             .iter()
@@ -185,8 +220,11 @@ impl Index {
             entries.sort_by(|a, b| a.note.path.cmp(&b.note.path));
             entries.dedup_by(|a, b| a.note.path == b.note.path);
             chunks = vec![entries];
+            reuse = None;
         }
         Some(Index {
+            reuse,
+            id: head.head_sum,
             written_ns: head.written_ns,
             listing_hash: head.listing_hash,
             chunks,
@@ -196,6 +234,15 @@ impl Index {
     /// The [`listing_hash`] of the files the index was written with.
     pub(crate) fn listing_hash(&self) -> u64 {
         self.listing_hash
+    }
+
+    pub(crate) fn id(&self) -> IndexId {
+        self.id
+    }
+
+    /// What a rewrite may copy from this index's file (see [`Reuse`]).
+    pub(crate) fn take_reuse(&mut self) -> Option<Reuse> {
+        self.reuse.take()
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -239,6 +286,61 @@ impl Index {
     }
 }
 
+/// The index file opened, its head read and checked: this format and crew version, the head's
+/// own checksum, and the file as long as the head says.
+fn open_checked(path: &Path) -> Option<(std::fs::File, Head, u64)> {
+    let file = std::fs::File::open(path).ok()?;
+    let file_len = file.metadata().ok()?.len();
+    let (head, head_len) = read_head(&file, file_len)?;
+    if head.format != FORMAT || head.crew_version != env!("CARGO_PKG_VERSION") {
+        return None;
+    }
+    if head.head_sum != head.sum() || head.chunk_sums.len() != head.chunk_lens.len() {
+        tracing::info!("rebuilding the index: its head is damaged");
+        return None;
+    }
+    let body = head
+        .chunk_lens
+        .iter()
+        .try_fold(head.stamps_len, |sum, &len| sum.checked_add(len));
+    if body.and_then(|b| b.checked_add(head_len)) != Some(file_len) {
+        tracing::info!("rebuilding the index: it is not as long as its head says");
+        return None;
+    }
+    Some((file, head, head_len))
+}
+
+/// What identifies one written index: its head's checksum (it covers the time it was written
+/// and every chunk's checksum). Results derived from a vault are kept with this id, and trusted
+/// only while the index is the same and still describes the vault ([`current`]).
+pub type IndexId = u64;
+
+/// The id of the index at `path` when it describes the vault exactly as it is now: written for
+/// the same files (`listing_hash`), with one entry for each note, each with the stamp the walk
+/// just took (`note_stamps`, the vault's notes in path order) and settled before the index was
+/// written. Only the head and the stamps section are read, no note is decoded.
+pub(crate) fn current(
+    path: &Path,
+    listing_hash: u64,
+    note_stamps: &[Option<Stamp>],
+) -> Option<IndexId> {
+    let (file, head, head_len) = open_checked(path)?;
+    if head.listing_hash != listing_hash {
+        return None;
+    }
+    let bytes = read_at(&file, head_len, head.stamps_len).ok()?;
+    if checksum(&bytes) != head.stamps_sum {
+        return None;
+    }
+    let stamps: Vec<Stamp> = postcard::from_bytes(&bytes).ok()?;
+    let same = stamps.len() == note_stamps.len()
+        && stamps.iter().zip(note_stamps).all(|(kept, now)| {
+            now.as_ref()
+                .is_some_and(|now| now == kept && now.settled_before(head.written_ns))
+        });
+    same.then_some(head.head_sum)
+}
+
 /// The head and its length in bytes (it is small: one length per chunk).
 fn read_head(file: &std::fs::File, file_len: u64) -> Option<(Head, u64)> {
     let mut want = file_len.min(64 * 1024);
@@ -279,17 +381,39 @@ fn read_at(file: &std::fs::File, offset: u64, len: u64) -> std::io::Result<Vec<u
 }
 
 /// Writes the index atomically (without fsync: it is a cache, and a torn index is detected and
-/// rebuilt). Failing to write it never fails a command. `entries` must be in path order.
-pub(crate) fn save(path: &Path, listing_hash: u64, entries: &[EntryRef<'_>]) {
+/// rebuilt), and returns its id. Failing to write it never fails a command. `entries` must be
+/// in path order. With `reuse`, the entries are the loaded index's one for one, and
+/// `from_index[n]` says entry `n` was taken from it unchanged: the chunks holding only such
+/// entries are copied from the old file, not encoded again.
+pub(crate) fn save(
+    path: &Path,
+    listing_hash: u64,
+    entries: &[EntryRef<'_>],
+    reuse: Option<(&Reuse, &[bool])>,
+) -> Option<IndexId> {
+    let old = reuse.and_then(|(r, kept)| {
+        let file = std::fs::File::open(&r.path).ok()?;
+        (kept.len() == entries.len()).then_some((r, kept, file))
+    });
     let chunks: Result<Vec<Vec<u8>>, _> = entries
         .par_chunks(CHUNK)
-        .map(postcard::to_allocvec)
+        .enumerate()
+        .map(|(i, chunk)| {
+            match old
+                .as_ref()
+                .and_then(|(r, kept, file)| r.chunk(file, i, kept))
+            {
+                Some(bytes) => Ok(bytes),
+                None => postcard::to_allocvec(chunk),
+            }
+        })
         .collect();
-    let chunks = match chunks {
-        Ok(c) => c,
-        Err(e) => {
+    let stamps: Vec<Stamp> = entries.iter().map(|e| e.stamp).collect();
+    let (chunks, stamps) = match (chunks, postcard::to_allocvec(&stamps)) {
+        (Ok(c), Ok(s)) => (c, s),
+        (Err(e), _) | (_, Err(e)) => {
             tracing::info!("could not encode the index: {e}");
-            return;
+            return None;
         }
     };
     let mut head = Head {
@@ -297,6 +421,8 @@ pub(crate) fn save(path: &Path, listing_hash: u64, entries: &[EntryRef<'_>]) {
         crew_version: env!("CARGO_PKG_VERSION").to_string(),
         written_ns: now_ns(),
         listing_hash,
+        stamps_len: stamps.len() as u64,
+        stamps_sum: checksum(&stamps),
         chunk_lens: chunks.iter().map(|c| c.len() as u64).collect(),
         chunk_sums: chunks.par_iter().map(|c| checksum(c)).collect(),
         head_sum: 0,
@@ -306,14 +432,19 @@ pub(crate) fn save(path: &Path, listing_hash: u64, entries: &[EntryRef<'_>]) {
         Ok(b) => b,
         Err(e) => {
             tracing::info!("could not encode the index: {e}");
-            return;
+            return None;
         }
     };
+    bytes.extend_from_slice(&stamps);
     for c in &chunks {
         bytes.extend_from_slice(c);
     }
-    if let Err(e) = write_unsynced(path, &bytes) {
-        tracing::info!("could not write the index {}: {e}", path.display());
+    match write_unsynced(path, &bytes) {
+        Ok(()) => Some(head.head_sum),
+        Err(e) => {
+            tracing::info!("could not write the index {}: {e}", path.display());
+            None
+        }
     }
 }
 

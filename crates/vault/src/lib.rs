@@ -82,6 +82,7 @@ use std::path::{Path, PathBuf};
 
 use walk::is_crew_temp;
 
+pub use index::IndexId;
 pub use note::{Frontmatter, Note};
 
 /// The README's example compiles (rustdoc checks it with the other doctests).
@@ -189,13 +190,41 @@ impl Vault {
         Vault::open_with(root.as_ref(), Some(index))
     }
 
+    /// [`Vault::open_indexed`], unless the index at `index` is the one with id `id` and still
+    /// describes the vault exactly (same files, every note's size and times unchanged and
+    /// settled before it was written): then `None`, and no note was read or decoded, only a
+    /// walk that stats every note and the index's head and stamps. For results kept under an
+    /// index's id ([`Vault::index_id`]) and valid while nothing changed.
+    pub fn open_unless_current(
+        root: impl AsRef<Path>,
+        index: &Path,
+        id: IndexId,
+    ) -> Result<Option<Vault>, VaultError> {
+        let root = root.as_ref();
+        check_root(root)?;
+        if !index.is_file() {
+            return Vault::open_with(root, Some(index)).map(Some);
+        }
+        // the index is decoded after the walk, not beside it: when nothing changed it is not
+        // decoded at all
+        let walked = walk::walk(root, true)?;
+        let note_stamps: Vec<Option<index::Stamp>> = walked
+            .paths
+            .iter()
+            .zip(&walked.stamps)
+            .filter(|(p, _)| resolve::is_note_path(p))
+            .map(|(_, s)| *s)
+            .collect();
+        let listing_hash = index::listing_hash(&walked.paths);
+        if index::current(index, listing_hash, &note_stamps) == Some(id) {
+            return Ok(None);
+        }
+        drop(note_stamps);
+        Vault::assemble(root, Some(index), walked, index::Index::load(index)).map(Some)
+    }
+
     fn open_with(root: &Path, index_path: Option<&Path>) -> Result<Vault, VaultError> {
-        if !root.exists() {
-            return Err(VaultError::Missing(root.to_path_buf()));
-        }
-        if !root.is_dir() {
-            return Err(VaultError::NotADir(root.to_path_buf()));
-        }
+        check_root(root)?;
         // Every file's path and, with an index, each note's stamp (see `walk`), while the
         // index is decoded; without an index the stat comes from the open file, so each note
         // costs one open, fstat and read.
@@ -208,11 +237,22 @@ impl Vault {
                     .and_then(index::Index::load)
             },
         );
+        Vault::assemble(root, index_path, walked?, cached)
+    }
+
+    /// The vault from its walk and the index loaded beside it (see [`Vault::open_with`]).
+    fn assemble(
+        root: &Path,
+        index_path: Option<&Path>,
+        walked: walk::Walked,
+        cached: Option<index::Index>,
+    ) -> Result<Vault, VaultError> {
+        let has_index = cached.is_some();
         let walk::Walked {
             paths: listing,
             stamps: file_stamps,
             temps,
-        } = walked?;
+        } = walked;
         // file ids are positions in the sorted listing (the table keeps its order)
         let note_file_ids: Vec<usize> = (0..listing.len())
             .filter(|&i| resolve::is_note_path(&listing[i]))
@@ -226,6 +266,9 @@ impl Vault {
         // the listing is sorted: the lookup maps are built from it in place, paths added after
         let build_lookups = || FileTable::lookups_of(&listing);
         let cached_count = cached.as_ref().map_or(0, index::Index::len);
+        let cached_id = cached.as_ref().map(index::Index::id);
+        let mut cached = cached;
+        let reuse = cached.as_mut().and_then(index::Index::take_reuse);
         let same_listing = cached
             .as_ref()
             .is_some_and(|c| c.listing_hash() == listing_hash);
@@ -241,6 +284,11 @@ impl Vault {
         if !same_listing {
             known.iter_mut().for_each(|k| *k = None);
         }
+        // which notes came from the index unchanged, for a rewrite that copies their chunks
+        let from_index: Vec<bool> = match reuse {
+            Some(_) => slots.iter().map(Option::is_some).collect(),
+            None => Vec::new(),
+        };
         // Notes not taken from the index are read and parsed in parallel straight into their
         // slots (no second array of notes: at 100,000 notes each copy costs tens of MB).
         // A note that cannot be read (no permission, gone meanwhile, no longer a regular file)
@@ -269,18 +317,36 @@ impl Vault {
             )
         };
         let notes: Vec<Note> = slots.into_iter().flatten().collect();
-        // Rewriting the index costs about as much as encoding every note: a few changed notes
-        // (up to 2 % of the vault) are cheaper to read again next time than to save now.
-        let stale_index = !had_index
-            || !same_listing
-            || cached_count != note_files.len()
-            || fresh > note_files.len() / 50;
+        // Rewriting the index costs about as much as encoding every note. A few changed notes
+        // (up to 2 % of the vault) in an index that otherwise matches the vault one for one
+        // are patched in: only the chunks holding them are encoded again, the others copied,
+        // so the next run finds the index current. Failing that, they are cheaper to read
+        // again next time than to save now.
+        let one_for_one = had_index && same_listing && cached_count == note_files.len();
+        let few = fresh <= note_files.len() / 50;
+        // a note changed in the last instants could not be vouched for by the patched index
+        // either (see `index`): then patching gains the next run nothing
+        let now = index::now_ns();
+        let settled = || {
+            from_index
+                .iter()
+                .zip(&stamps)
+                .all(|(&kept, stamp)| kept || stamp.is_some_and(|s| s.settled_before(now)))
+        };
+        let patch = reuse
+            .as_ref()
+            .filter(|_| one_for_one && few && fresh > 0 && unreadable.is_empty() && settled());
+        let stale_index = !(one_for_one && few) || patch.is_some();
         drop(note_files);
         let files = lookups.with_paths(listing);
         let mut vault = Vault::from_parts(root.to_path_buf(), files, notes, note_file_ids, known);
         vault.stale_temps = temps;
         vault.unreadable = unreadable;
         vault.origin.index = index_path.map(Path::to_path_buf);
+        // every note taken from the index as it is: it describes this vault exactly
+        if !stale_index && fresh == 0 && vault.unreadable.is_empty() {
+            vault.origin.current = cached_id;
+        }
         if let Some(path) = index_path
             && stale_index
         {
@@ -295,10 +361,21 @@ impl Vault {
                     })
                 })
                 .collect();
-            index::save(path, listing_hash, &entries);
+            let reuse = patch.map(|r| (r, from_index.as_slice()));
+            vault.origin.current = index::save(path, listing_hash, &entries, reuse)
+                .filter(|_| entries.len() == vault.notes.len());
         }
         vault.origin.stamps = stamps;
         Ok(vault)
+    }
+
+    /// The id of the index file this vault was opened with while that file describes every
+    /// note exactly as the vault holds it (`None` without an index, when some note was read
+    /// again but the index not rewritten, or once a note changed in memory): results derived
+    /// from the vault may be kept under this id and trusted while
+    /// [`Vault::open_unless_current`] finds it current.
+    pub fn index_id(&self) -> Option<IndexId> {
+        self.origin.current
     }
 
     /// Builds a vault from notes held in memory, without touching the disk: for tests and for
@@ -585,6 +662,17 @@ pub fn find_stale_temps(root: &Path) -> Vec<PathBuf> {
         .filter(|e| e.file_type().is_file() && is_crew_temp(&e.file_name().to_string_lossy()))
         .map(|e| e.path().to_path_buf())
         .collect()
+}
+
+/// A vault folder must exist and be a folder.
+fn check_root(root: &Path) -> Result<(), VaultError> {
+    if !root.exists() {
+        return Err(VaultError::Missing(root.to_path_buf()));
+    }
+    if !root.is_dir() {
+        return Err(VaultError::NotADir(root.to_path_buf()));
+    }
+    Ok(())
 }
 
 /// Reads and parses, in parallel, the notes the index could not vouch for, straight into

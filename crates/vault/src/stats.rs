@@ -3,13 +3,15 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use serde::Serialize;
+use std::path::{Path, PathBuf};
 
-use super::{Frontmatter, Resolution, Vault};
+use serde::{Deserialize, Serialize};
+
+use super::{Frontmatter, IndexId, Resolution, Vault};
 
 /// The counts of a vault. Wikilinks and embeds are counted apart (`wikilinks` never includes
 /// embeds); frontmatter links are not counted.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VaultStats {
     /// Markdown notes (`.md` files).
     pub notes: usize,
@@ -95,6 +97,44 @@ impl VaultStats {
         self
     }
 
+    /// The counts kept beside the index file `index` ([`keep`]) and the id of the index they
+    /// were counted from: they are the vault's counts while [`Vault::open_unless_current`]
+    /// finds that index current. `None` when none were kept (or the file is damaged).
+    ///
+    /// [`keep`]: VaultStats::keep
+    pub fn kept(index: &Path) -> Option<(IndexId, VaultStats)> {
+        let kept: Kept = serde_json::from_slice(&std::fs::read(kept_path(index)).ok()?).ok()?;
+        Some((kept.index, kept.stats))
+    }
+
+    /// Keeps these counts of `vault` beside the index it was opened with, for [`kept`] to give
+    /// back; nothing is written when the vault's index does not describe
+    /// it exactly, or when the same counts are kept already. A failed write only costs time.
+    ///
+    /// [`kept`]: VaultStats::kept
+    pub fn keep(&self, vault: &Vault) {
+        let (Some(index), Some(id)) = (vault.origin.index.as_deref(), vault.index_id()) else {
+            return;
+        };
+        let path = kept_path(index);
+        let kept = Kept {
+            index: id,
+            stats: self.clone(),
+        };
+        let Ok(bytes) = serde_json::to_vec(&kept) else {
+            return;
+        };
+        if std::fs::read(&path).is_ok_and(|old| old == bytes) {
+            return;
+        }
+        if let Err(e) = crate::index::write_unsynced(&path, &bytes) {
+            tracing::info!(
+                "could not keep the vault's counts in {}: {e}",
+                path.display()
+            );
+        }
+    }
+
     /// Counts `vault` (in parallel over its notes).
     pub fn of(vault: &Vault) -> VaultStats {
         use rayon::prelude::*;
@@ -145,4 +185,18 @@ impl VaultStats {
         s.duplicate_name_groups = names.values().filter(|f| f.1).count();
         s
     }
+}
+
+/// The counts kept beside an index, with the id of the index they were counted from.
+#[derive(Serialize, Deserialize)]
+struct Kept {
+    index: IndexId,
+    stats: VaultStats,
+}
+
+/// Where the counts are kept: `<index>.stats`, beside the index.
+fn kept_path(index: &Path) -> PathBuf {
+    let mut name = index.as_os_str().to_os_string();
+    name.push(".stats");
+    PathBuf::from(name)
 }

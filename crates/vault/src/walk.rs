@@ -8,6 +8,9 @@
 //! note inside it is rewritten in place, so it cannot vouch for the notes. Elsewhere the walk
 //! lists with `walkdir` and stats each note by its full path.
 //!
+//! Every folder is read as a task of its own (rayon), so the walk runs on every core whatever
+//! the shape of the tree.
+//!
 //! Hidden entries (a name starting with `.`) are skipped, symbolic links are not followed, and
 //! crew's temporary files (`.crew-tmp-*.part`) are reported apart.
 
@@ -71,7 +74,6 @@ mod platform {
     use std::os::unix::ffi::OsStrExt as _;
     use std::path::Path;
 
-    use rayon::prelude::*;
     use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 
     use super::{Found, is_crew_temp, is_note_path};
@@ -112,20 +114,32 @@ mod platform {
             &mut top,
             &mut folders,
         );
-        let rest = folders
-            .into_par_iter()
-            .map(|folder| walk_tree(root_fd.as_fd(), root, folder, stamp_notes))
-            .reduce(Found::default, Found::merge);
-        Ok(top.merge(rest))
+        let parts = std::sync::Mutex::new(vec![top]);
+        rayon::scope(|s| {
+            for folder in folders {
+                spawn_folder(s, root_fd.as_fd(), root, folder, stamp_notes, &parts);
+            }
+        });
+        let parts = parts.into_inner().unwrap_or_else(|e| e.into_inner());
+        Ok(parts.into_iter().reduce(Found::merge).unwrap_or_default())
     }
 
-    /// Every file under one folder, depth first. Each folder is opened relative to the root's
-    /// handle, so only the handles of the root and the folder being read are open at a time,
-    /// however deep the tree.
-    fn walk_tree(root_fd: BorrowedFd<'_>, root: &Path, start: Pending, stamp: bool) -> Found {
-        let mut found = Found::default();
-        let mut stack = vec![start];
-        while let Some(folder) = stack.pop() {
+    /// Reads one folder as a task of its own and each of its sub-folders as another, so both
+    /// cores stay busy however unevenly the notes are spread over the top-level folders (a
+    /// vault with one big folder was walked by one thread). Each folder is opened relative to
+    /// the root's handle and closed once read, so only the root's and two handles per running
+    /// task are open, however deep the tree.
+    fn spawn_folder<'s>(
+        s: &rayon::Scope<'s>,
+        root_fd: BorrowedFd<'s>,
+        root: &'s Path,
+        folder: Pending,
+        stamp: bool,
+        parts: &'s std::sync::Mutex<Vec<Found>>,
+    ) {
+        s.spawn(move |s| {
+            let mut found = Found::default();
+            let mut subfolders = Vec::new();
             let opened = rustix::fs::openat(
                 root_fd,
                 OsStr::from_bytes(&folder.raw),
@@ -143,12 +157,17 @@ mod platform {
                     &folder,
                     stamp,
                     &mut found,
-                    &mut stack,
+                    &mut subfolders,
                 ),
                 Err(e) => tracing::warn!("skipping folder {}: {e}", folder.prefix),
             }
-        }
-        found
+            for sub in subfolders {
+                spawn_folder(s, root_fd, root, sub, stamp, parts);
+            }
+            if !found.files.is_empty() || !found.temps.is_empty() {
+                parts.lock().unwrap_or_else(|e| e.into_inner()).push(found);
+            }
+        });
     }
 
     /// Reads one folder's entries: files into `found` (notes stat-ed relative to `fd` when
