@@ -1,0 +1,153 @@
+//! Routing measured on phrasing nobody tuned to (issue #36): natural requests written before
+//! the triggers were read (tests/fixtures/routing/heldout.yaml), the mode phrases MBIFC's own
+//! agent prompts use (tests/fixtures/routing/mbifc-modes.yaml), and the model's
+//! leave-one-phrase-out answers over the crew definition's own phrases.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crew::crew::Crew;
+use crew::dispatch::Router;
+use crew::dispatch::learned::Model;
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Set {
+    requests: Vec<Request>,
+}
+
+#[derive(Deserialize)]
+struct Request {
+    lang: String,
+    unit: String,
+    #[serde(default)]
+    also: Vec<String>,
+    text: String,
+}
+
+fn load(name: &str) -> Vec<Request> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/routing")
+        .join(name);
+    let text = std::fs::read_to_string(&path).expect("routing fixture");
+    let set: Set = yaml_serde::from_str(&text).expect("routing fixture parses");
+    set.requests
+}
+
+/// The share of a set routed to its unit (or an accepted alternative), per language and in
+/// all, printed with the misses.
+fn measure(crew: &Crew, set: &[Request], label: &str) -> f64 {
+    let router = Router::new(crew);
+    let mut per: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    let mut misses = Vec::new();
+    for r in set {
+        let route = router.route(crew, &r.text, &[], None);
+        let e = per.entry(r.lang.as_str()).or_default();
+        e.1 += 1;
+        if route.name == r.unit || r.also.contains(&route.name) {
+            e.0 += 1;
+        } else {
+            misses.push(format!(
+                "  {} {:?} → {} ({}), want {}",
+                r.lang, r.text, route.name, route.reason, r.unit
+            ));
+        }
+    }
+    let right: usize = per.values().map(|v| v.0).sum();
+    let pct = right as f64 * 100.0 / set.len() as f64;
+    let langs: Vec<String> = per
+        .iter()
+        .map(|(l, (r, t))| format!("{l} {r}/{t}"))
+        .collect();
+    eprintln!(
+        "{label}: {right}/{} = {pct:.1} % ({})\n{}",
+        set.len(),
+        langs.join(", "),
+        misses.join("\n")
+    );
+    pct
+}
+
+#[test]
+fn natural_requests_written_before_the_triggers() {
+    let pct = measure(&Crew::builtin(), &load("heldout.yaml"), "held-out requests");
+    // the goal is 90 %; docs/routing.md reports where it stands (81 % at this floor's writing)
+    assert!(pct >= 80.0, "held-out requests fell to {pct:.1} %");
+}
+
+#[test]
+fn mode_phrases_of_mbifcs_agent_prompts() {
+    let pct = measure(
+        &Crew::builtin(),
+        &load("mbifc-modes.yaml"),
+        "MBIFC mode phrases",
+    );
+    assert!(pct >= 85.0, "mode phrases: {pct:.1} % < 85 %");
+}
+
+/// Misses issue #36 reports, now routed right. Two it names still miss and are reported in
+/// docs/routing.md: "zeig mir meinen Wochenplan" (the trigger "zeig mir" stands: one known
+/// word is too little to overrule it) and "schedule lunch with Marco next Tuesday at noon".
+#[test]
+fn the_misses_a_user_noticed() {
+    let crew = Crew::builtin();
+    let router = Router::new(&crew);
+    for (message, want) in [
+        ("note that the plumber comes on Thursday at 9", "scribe"),
+        (
+            "can you build me an agent that tracks my workouts?",
+            "create-agent",
+        ),
+        ("find hidden connections between my book notes", "connector"),
+        ("controllo veloce", "librarian"),
+        ("vérification rapide", "librarian"),
+        ("schnelle Prüfung", "librarian"),
+    ] {
+        let r = router.route(&crew, message, &[], None);
+        assert_eq!(r.name, want, "{message:?}: {}", r.reason);
+    }
+}
+
+/// Leave-one-phrase-out over the definition's own phrases, per unit and per language: the
+/// figures docs/routing.md reports. The floor guards against a regression of the measured
+/// figure (69.7 % when written).
+#[test]
+fn leave_one_phrase_out_per_unit_and_language() {
+    let crew = Crew::builtin();
+    let model = Model::of(&crew);
+    let loo = model.leave_one_out();
+    let mut unit: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut lang: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut right = 0;
+    for &(p, answered, _) in &loo {
+        let phrase = &model.phrases()[p];
+        let ok = answered == phrase.unit;
+        right += usize::from(ok);
+        let code = crew::lang::detect(&phrase.text).map_or("?", |l| l.code());
+        for (map, key) in [
+            (&mut unit, model.units()[phrase.unit].name.clone()),
+            (&mut lang, code.to_string()),
+        ] {
+            let e = map.entry(key).or_default();
+            e.0 += usize::from(ok);
+            e.1 += 1;
+        }
+    }
+    let show = |m: &BTreeMap<String, (usize, usize)>| {
+        m.iter()
+            .map(|(k, (r, t))| format!("{k} {r}/{t} ({} %)", r * 100 / t.max(&1)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let pct = right as f64 * 100.0 / loo.len() as f64;
+    eprintln!(
+        "leave-one-phrase-out: {right}/{} = {pct:.1} %, margin {:.3}\nper unit: {}\nper language: {}",
+        loo.len(),
+        model.margin(),
+        show(&unit),
+        show(&lang)
+    );
+    assert!(pct >= 65.0, "leave-one-out fell to {pct:.1} %");
+}
