@@ -120,6 +120,7 @@ fn leave_one_phrase_out_per_unit_and_language() {
     let loo = model.leave_one_out();
     let mut unit: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut lang: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut source: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut right = 0;
     for &(p, answered, _) in &loo {
         let phrase = &model.phrases()[p];
@@ -129,6 +130,7 @@ fn leave_one_phrase_out_per_unit_and_language() {
         for (map, key) in [
             (&mut unit, model.units()[phrase.unit].name.clone()),
             (&mut lang, code.to_string()),
+            (&mut source, phrase.source.as_str().to_string()),
         ] {
             let e = map.entry(key).or_default();
             e.0 += usize::from(ok);
@@ -143,11 +145,59 @@ fn leave_one_phrase_out_per_unit_and_language() {
     };
     let pct = right as f64 * 100.0 / loo.len() as f64;
     eprintln!(
-        "leave-one-phrase-out: {right}/{} = {pct:.1} %, margin {:.3}\nper unit: {}\nper language: {}",
+        "leave-one-phrase-out: {right}/{} = {pct:.1} %, margin {:.3}\nper unit: {}\nper language: {}\nper source: {}",
         loo.len(),
         model.margin(),
         show(&unit),
-        show(&lang)
+        show(&lang),
+        show(&source)
     );
     assert!(pct >= 65.0, "leave-one-out fell to {pct:.1} %");
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.expect("walk");
+        let target = to.join(entry.path().strip_prefix(from).expect("inside"));
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// A custom agent routes by its own file and registry row, with no code change: a request in
+/// its words, none of them a trigger, reaches it.
+#[test]
+fn a_custom_agent_routes_by_its_own_file() {
+    let anchor = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/anchor-vault");
+    let dir = tempfile::tempdir().expect("tmp");
+    copy_tree(&anchor, dir.path());
+    let claude = dir.path().join(".claude");
+    std::fs::write(
+        claude.join("agents/gardener.md"),
+        "---\nname: gardener\ndescription: >\n  Keeps the garden journal: watering schedules, \
+         plant care, pests and harvests. Use when the user says: \"garden log\".\n\
+         tools: Read, Write\nmodel: sonnet\n---\n# gardener\n\nInstructions.\n",
+    )
+    .expect("agent file");
+    let registry = claude.join("references/agents-registry.md");
+    let text = std::fs::read_to_string(&registry).expect("registry");
+    let row =
+        "| gardener | gardener | Read, Write | tomatoes, seedlings, compost | notes | active |\n";
+    let text = text.replace(
+        "<!-- MBIFC:CUSTOM_AGENTS_END -->",
+        &format!("{row}<!-- MBIFC:CUSTOM_AGENTS_END -->"),
+    );
+    std::fs::write(&registry, text).expect("registry");
+    let crew = Crew::load(dir.path(), None).expect("crew");
+    let router = Router::new(&crew);
+    for message in [
+        "my tomatoes have pests again",
+        "when should I water the seedlings?",
+    ] {
+        let r = router.route(&crew, message, &[], None);
+        assert_eq!(r.name, "gardener", "{message:?}: {}", r.reason);
+    }
 }
