@@ -296,8 +296,18 @@ impl Router {
             let answer = c.classify(&digest);
             return resolve_classifier_answer(crew, answer, self.default.as_ref());
         }
-        // 6. the model learned from the definition, when sure; then the offline scorer, then
+        // 6. the offline scorer; then the model learned from the definition, when sure; then
         // the default route
+        let shape = super::scorer::Shape::of(trimmed);
+        if let Some((kind, name, score, words)) = self.scorer.best_shaped(&normalized, shape) {
+            return Route::new(
+                kind,
+                &name,
+                Decider::Scorer,
+                format!("scorer {score:.1} on {}", words.join(", ")),
+                words.join(" "),
+            );
+        }
         if let Some(g) = self.learned(crew).guess(trimmed)
             && g.sure
         {
@@ -310,16 +320,6 @@ impl Router {
                     g.score, g.margin, g.nearest
                 ),
                 g.nearest,
-            );
-        }
-        let shape = super::scorer::Shape::of(trimmed);
-        if let Some((kind, name, score, words)) = self.scorer.best_shaped(&normalized, shape) {
-            return Route::new(
-                kind,
-                &name,
-                Decider::Scorer,
-                format!("scorer {score:.1} on {}", words.join(", ")),
-                words.join(" "),
             );
         }
         self.fallback(NO_MATCH)

@@ -67,8 +67,10 @@ pub fn features(normalized: &str) -> Vec<(Feature, Family)> {
     let mut buf = String::new();
     for token in tokens(normalized) {
         let unspaced = token.chars().any(is_unspaced_script);
-        // particles and inflections in hiragana say nothing by themselves
+        // particles and endings in hiragana (を, に, して) say nothing by themselves; a longer
+        // hiragana run is a word (つなげて)
         let kana_only = unspaced
+            && token.chars().count() <= 2
             && token
                 .chars()
                 .all(|c| ('\u{3040}'..='\u{309f}').contains(&c));

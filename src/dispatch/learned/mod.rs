@@ -55,7 +55,8 @@ pub struct Model {
     postings: HashMap<Feature, Vec<(u32, f32)>>,
     /// |Σ vectors of the unit's phrases|², for the centroid's cosine.
     centroid_norm2: Vec<f32>,
-    margin: OnceLock<f32>,
+    /// (margin, least score) a sure answer needs; see [`calibrate`].
+    margin: OnceLock<(f32, f32)>,
 }
 
 impl Model {
@@ -202,16 +203,21 @@ impl Model {
         out
     }
 
-    /// The calibrated margin (computed on first need).
-    pub fn margin(&self) -> f32 {
+    /// The calibrated margin and least score (computed on first need).
+    pub fn calibration(&self) -> (f32, f32) {
         *self
             .margin
             .get_or_init(|| calibrate(&self.leave_one_out(), |p, u| self.same_job(p, u)))
     }
 
+    /// The margin a sure answer needs over the second route.
+    pub fn margin(&self) -> f32 {
+        self.calibration().0
+    }
+
     /// For every phrase (names aside: a name is no phrasing), the model's answer without it:
-    /// (phrase, unit answered, margin).
-    pub fn leave_one_out(&self) -> Vec<(usize, usize, f32)> {
+    /// (phrase, unit answered, margin, score).
+    pub fn leave_one_out(&self) -> Vec<(usize, usize, f32, f32)> {
         self.phrases
             .iter()
             .enumerate()
@@ -220,7 +226,7 @@ impl Model {
                 let ranked = self.rank(&p.text, Some(i));
                 let best = ranked.first()?;
                 let second = ranked.get(1).map_or(0.0, |s| s.score);
-                (best.score > 0.0).then_some((i, best.unit, best.score - second))
+                (best.score > 0.0).then_some((i, best.unit, best.score - second, best.score))
             })
             .collect()
     }
@@ -239,7 +245,7 @@ impl Model {
             name: unit.name.clone(),
             score: best.score,
             margin,
-            sure: margin >= self.margin(),
+            sure: margin >= self.calibration().0 && best.score >= self.calibration().1,
             nearest: self
                 .phrases
                 .get(best.nearest)
@@ -250,23 +256,37 @@ impl Model {
 }
 
 /// The smallest margin above which the held-out answers are right at least [`PRECISION`] of
-/// the time; when none is, a margin no answer reaches. `right(phrase, unit answered)`.
-pub fn calibrate(loo: &[(usize, usize, f32)], right: impl Fn(usize, usize) -> bool) -> f32 {
+/// the time (when none is, a margin no answer reaches), and the least score: what all but
+/// `1 − PRECISION` of the right held-out answers score, so a message that shares only a stray
+/// n-gram with the crew ("tell me a joke about the weather") is no sure answer, whatever its
+/// margin. `right(phrase, unit answered)`.
+pub fn calibrate(
+    loo: &[(usize, usize, f32, f32)],
+    right: impl Fn(usize, usize) -> bool,
+) -> (f32, f32) {
     let mut by_margin: Vec<(f32, bool)> = loo
         .iter()
-        .map(|&(p, answered, m)| (m, right(p, answered)))
+        .map(|&(p, answered, m, _)| (m, right(p, answered)))
         .collect();
     by_margin.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let (mut right, mut seen) = (0usize, 0usize);
+    let (mut hits, mut seen) = (0usize, 0usize);
     let mut threshold = f32::INFINITY;
     for (m, ok) in by_margin {
         seen += 1;
-        right += usize::from(ok);
-        if right as f32 >= PRECISION * seen as f32 {
+        hits += usize::from(ok);
+        if hits as f32 >= PRECISION * seen as f32 {
             threshold = m;
         }
     }
-    threshold
+    let mut scores: Vec<f32> = loo
+        .iter()
+        .filter(|&&(p, answered, _, _)| right(p, answered))
+        .map(|l| l.3)
+        .collect();
+    scores.sort_by(f32::total_cmp);
+    let cut = ((1.0 - PRECISION) * scores.len() as f32) as usize;
+    let least = scores.get(cut).copied().unwrap_or(f32::INFINITY);
+    (threshold, least)
 }
 
 /// A phrase's or message's vector (see [`Sparse`]); features the model never saw are not
