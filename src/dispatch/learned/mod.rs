@@ -157,24 +157,28 @@ impl Model {
     pub fn rank(&self, text: &str, leave_out: Option<usize>) -> Vec<Scored> {
         let fs = of_text(text);
         let m = vectorize(&fs, &self.idf);
-        let mut dots: HashMap<u32, f32> = HashMap::new();
+        // dense: a query touches many phrases through its common n-grams, and a vector
+        // indexed by phrase accumulates them far faster than a map
+        let mut dots = vec![0.0f32; self.phrases.len()];
         for (f, w) in &m {
             if let Some(list) = self.postings.get(f) {
                 for &(p, pw) in list {
-                    *dots.entry(p).or_insert(0.0) += w * pw;
+                    dots[p as usize] += w * pw;
                 }
             }
         }
         let mut nearest: Vec<(f32, usize)> = vec![(0.0, usize::MAX); self.units.len()];
         let mut sum = vec![0.0f32; self.units.len()];
-        for (&p, &d) in &dots {
-            let p = p as usize;
+        for (p, &d) in dots.iter().enumerate() {
+            if d == 0.0 {
+                continue;
+            }
             let u = self.phrases[p].unit;
             sum[u] += d;
             if Some(p) == leave_out {
                 continue;
             }
-            if d > nearest[u].0 || (d == nearest[u].0 && p < nearest[u].1) {
+            if d > nearest[u].0 {
                 nearest[u] = (d, p);
             }
         }
@@ -186,7 +190,7 @@ impl Model {
                     && self.phrases[q].unit == u
                 {
                     // the centroid without the phrase: |S − v|² = |S|² − 2 S·v + |v|²
-                    let own = dots.get(&(q as u32)).copied().unwrap_or(0.0);
+                    let own = dots[q];
                     norm2 = norm2 - 2.0 * s + own;
                     s -= own;
                 }
