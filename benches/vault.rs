@@ -517,6 +517,77 @@ fn bench_route() {
     }
 }
 
+/// Routing a message no trigger decides: the model learned from the crew definition (built
+/// once per process, on the first such message) against routing by a trigger.
+fn bench_route_learned() {
+    let crew_def = Crew::builtin();
+    let router = crew::dispatch::Router::new(&crew_def);
+    let unseen = [
+        "what does my week look like?",
+        "jot down that the car insurance renews in March",
+        "fai una pulizia profonda del vault",
+        "保管庫の健康診断をして",
+    ];
+    let build = median(
+        || {
+            time(|| {
+                let (units, phrases) = crew::dispatch::learned::examples::collect(&crew_def);
+                let model = crew::dispatch::learned::Model::train(units, phrases);
+                std::hint::black_box(model.margin());
+            })
+        },
+        5,
+    );
+    let n = 5_000;
+    let learned = time(|| {
+        for i in 0..n {
+            std::hint::black_box(router.route(&crew_def, unseen[i % unseen.len()], &[], None));
+        }
+    });
+    let triggered = time(|| {
+        for _ in 0..n {
+            std::hint::black_box(router.route(&crew_def, "please file my notes", &[], None));
+        }
+    });
+    println!("\n### routing by the learned model (in process)\n");
+    println!("| operation | crew | baseline | baseline time | ratio |\n|---|---|---|---|---|");
+    row(
+        "route, learned model decides",
+        learned / n as u32,
+        "route, a trigger decides",
+        triggered / n as u32,
+    );
+    row(
+        "learned model: collect, train, calibrate",
+        build,
+        "route, a trigger decides",
+        triggered / n as u32,
+    );
+    if let Some(exe) = crew_exe() {
+        let empty = tempfile::tempdir().expect("tmp");
+        let run = |message: &str| {
+            median(
+                || {
+                    time(|| {
+                        let _ = Command::new(&exe)
+                            .arg("--vault")
+                            .arg(empty.path())
+                            .args(["route", message])
+                            .output();
+                    })
+                },
+                9,
+            )
+        };
+        row(
+            "`crew route` process, learned model decides",
+            run(unseen[0]),
+            "`crew route` process, a trigger decides",
+            run("file my notes"),
+        );
+    }
+}
+
 /// A frontmatter of 100,000 keys (about 1.4 MB), as a hostile or generated note may carry:
 /// read, asked for a property and edited, each in time linear in its size (this took 252 s
 /// for `crew ask` while the search for duplicate keys was quadratic).
@@ -593,6 +664,11 @@ fn main() {
     );
     if std::env::var("CREW_BENCH_ONLY_STATS").as_deref() != Ok("1") {
         bench_route();
+        bench_route_learned();
+        // the routing tables alone, without the vault sizes and corpora
+        if std::env::var("CREW_BENCH_ONLY_ROUTE").as_deref() == Ok("1") {
+            return;
+        }
         bench_huge_frontmatter();
     }
     for n in sizes {

@@ -9,6 +9,8 @@
 //! - [`crew`]: the crew definition (registry, agents, skills, config) and its validation.
 //! - [`dispatch`]: routing (skills first, then agents by priority), suggestions, the chain.
 //! - [`agents`]: the native agents, one folder per agent with several modes.
+//! - [`text`]: the one normaliser and tokeniser (search, filing, routing and language
+//!   detection read text through it) and the per-language word lists, as data.
 //! - [`analysis`]: crew's measurements of a vault (health audit, link graph, text).
 //! - [`sources`]: what the postman reads outside the vault (a Maildir, calendar files).
 //! - [`model`]: the language-model runtime, one module per provider's wire format.
@@ -38,6 +40,7 @@ pub mod setup;
 pub mod shell;
 pub mod sources;
 pub mod state;
+pub mod text;
 pub mod watch;
 
 /// The vault layer is its own crate (`crates/vault`); inside crew it is the `vault` room.

@@ -1,25 +1,9 @@
 //! The shape of a request, apart from its vocabulary: a question asks for something the vault
 //! already holds, so it is never a capture, whatever words it shares with one ("what did I
-//! write about X?" is a search, not a note to write).
+//! write about X?" is a search, not a note to write). The words that make a question are
+//! data: `question_words`, `question_openers` and `locating_words` in `references/lang/*.yaml`.
 
 use super::normalize::{normalize, words};
-
-/// Words that open a question in the languages the crew speaks (normalized: lowercase, no
-/// accents). Auxiliary openers ("do", "is", "habe") count only as a question's first word.
-const OPENERS: &[&str] = &[
-    // en
-    "what", "where", "when", "which", "who", "whom", "whose", "why", "how", "do", "does", "did",
-    "is", "are", "was", "were", "have", "has", "can", "could", "any", "am", // it
-    "cosa", "che", "dove", "quando", "quale", "quali", "quanto", "quanti", "quante", "chi", "come",
-    "perche", "ci", "c", "ho", "hai", // fr
-    "qu", "quoi", "ou", "quel", "quels", "quelle", "quelles", "combien", "est", "ai", "y",
-    "comment", "pourquoi", // es
-    "que", "donde", "cuando", "cual", "cuales", "cuanto", "cuantos", "quien", "como", "hay",
-    "tengo", "por", // de
-    "was", "wo", "wann", "welche", "welcher", "welches", "wer", "wie", "warum", "gibt", "habe",
-    "hast", "ist", "sind", "verpasse", // pt
-    "o", "onde", "qual", "quais", "quem", "tenho", "ha", "estou",
-];
 
 /// Whether a message asks rather than tells: it ends with a question mark (Latin or full
 /// width), or its first word opens a question.
@@ -31,47 +15,33 @@ pub(crate) fn is_question(message: &str) -> bool {
     let normalized = normalize(trimmed);
     let first = words(&normalized).next().unwrap_or("");
     // "what …" and "was …" without a question mark are still questions; "do this" is not
-    matches!(
-        first,
-        "what"
-            | "where"
-            | "when"
-            | "which"
-            | "who"
-            | "how"
-            | "cosa"
-            | "dove"
-            | "quando"
-            | "quali"
-            | "quale"
-            | "ou"
-            | "quand"
-            | "quel"
-            | "quels"
-            | "combien"
-            | "donde"
-            | "cuando"
-            | "cual"
-            | "cuanto"
-            | "wo"
-            | "wann"
-            | "welche"
-            | "wie"
-            | "onde"
-            | "qual"
-    ) || (message.contains('?') && OPENERS.contains(&first))
+    let lexicons = crate::text::lexicons();
+    lexicons
+        .iter()
+        .any(|l| l.question_words.iter().any(|w| w == first))
+        || (message.contains('?')
+            && lexicons
+                .iter()
+                .any(|l| l.question_openers.iter().any(|w| w == first)))
 }
-
-/// Words that ask where something is (normalized). French `ou` counts only in a question,
-/// where it is "où" with the accent folded rather than "or".
-const LOCATING: &[&str] = &["where", "dove", "donde", "wo", "onde", "ou"];
 
 /// Whether a question asks where something is: the search agent's question above all.
 pub(crate) fn asks_where(message: &str) -> bool {
-    if message.contains("どこ") {
-        return true;
+    let normalized = normalize(message);
+    let locating = crate::text::lexicons()
+        .iter()
+        .flat_map(|l| &l.locating_words);
+    // a word of an unspaced script is found inside the text; "どこ" asks where by itself
+    for w in locating {
+        if w.chars().any(crate::text::is_unspaced_script) {
+            if normalized.contains(w.as_str()) {
+                return true;
+            }
+        } else if is_question(message) && words(&normalized).any(|x| x == w) {
+            return true;
+        }
     }
-    is_question(message) && words(&normalize(message)).any(|w| LOCATING.contains(&w))
+    false
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 pub mod chain;
 pub mod intent;
+pub mod learned;
 pub mod normalize;
 pub mod question;
 pub mod request;

@@ -1,0 +1,211 @@
+//! Routing measured on phrasing nobody tuned to (issue #36): natural requests written before
+//! the triggers were read (tests/fixtures/routing/heldout.yaml), the mode phrases MBIFC's own
+//! agent prompts use (tests/fixtures/routing/mbifc-modes.yaml), and the model's
+//! leave-one-phrase-out answers over the crew definition's own phrases.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crew::crew::Crew;
+use crew::dispatch::Router;
+use crew::dispatch::learned::Model;
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Set {
+    requests: Vec<Request>,
+}
+
+#[derive(Deserialize)]
+struct Request {
+    lang: String,
+    unit: String,
+    #[serde(default)]
+    also: Vec<String>,
+    text: String,
+}
+
+fn load(name: &str) -> Vec<Request> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/routing")
+        .join(name);
+    let text = std::fs::read_to_string(&path).expect("routing fixture");
+    let set: Set = yaml_serde::from_str(&text).expect("routing fixture parses");
+    set.requests
+}
+
+/// The share of a set routed to its unit (or an accepted alternative), per language and in
+/// all, printed with the misses.
+fn measure(crew: &Crew, set: &[Request], label: &str) -> f64 {
+    let router = Router::new(crew);
+    let mut per: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    let mut misses = Vec::new();
+    for r in set {
+        let route = router.route(crew, &r.text, &[], None);
+        let e = per.entry(r.lang.as_str()).or_default();
+        e.1 += 1;
+        if route.name == r.unit || r.also.contains(&route.name) {
+            e.0 += 1;
+        } else {
+            misses.push(format!(
+                "  {} {:?} → {} ({}), want {}",
+                r.lang, r.text, route.name, route.reason, r.unit
+            ));
+        }
+    }
+    let right: usize = per.values().map(|v| v.0).sum();
+    let pct = right as f64 * 100.0 / set.len() as f64;
+    let langs: Vec<String> = per
+        .iter()
+        .map(|(l, (r, t))| format!("{l} {r}/{t}"))
+        .collect();
+    eprintln!(
+        "{label}: {right}/{} = {pct:.1} % ({})\n{}",
+        set.len(),
+        langs.join(", "),
+        misses.join("\n")
+    );
+    pct
+}
+
+#[test]
+fn natural_requests_written_before_the_triggers() {
+    let pct = measure(&Crew::builtin(), &load("heldout.yaml"), "held-out requests");
+    // the goal is 90 %; docs/routing.md reports where it stands (79.3 % at this floor's writing)
+    assert!(pct >= 79.0, "held-out requests fell to {pct:.1} %");
+}
+
+#[test]
+fn mode_phrases_of_mbifcs_agent_prompts() {
+    let pct = measure(
+        &Crew::builtin(),
+        &load("mbifc-modes.yaml"),
+        "MBIFC mode phrases",
+    );
+    assert!(pct >= 85.0, "mode phrases: {pct:.1} % < 85 %");
+}
+
+/// Misses issue #36 reports. The one a trigger caused is fixed: the learned model reads the
+/// whole message and overrules the seeker's trigger "find". The others are printed;
+/// docs/routing.md reports where they stand.
+#[test]
+fn the_misses_a_user_noticed() {
+    let crew = Crew::builtin();
+    let router = Router::new(&crew);
+    let r = router.route(
+        &crew,
+        "find hidden connections between my book notes",
+        &[],
+        None,
+    );
+    assert_eq!(r.name, "connector", "{}", r.reason);
+    for (message, want) in [
+        ("note that the plumber comes on Thursday at 9", "scribe"),
+        (
+            "can you build me an agent that tracks my workouts?",
+            "create-agent",
+        ),
+        ("zeig mir meinen Wochenplan", "weekly-agenda"),
+        ("schedule lunch with Marco next Tuesday at noon", "postman"),
+        ("controllo veloce", "librarian"),
+        ("vérification rapide", "librarian"),
+        ("schnelle Prüfung", "librarian"),
+    ] {
+        let r = router.route(&crew, message, &[], None);
+        eprintln!("{message:?} → {} ({}), want {want}", r.name, r.reason);
+    }
+}
+
+/// Leave-one-phrase-out over the definition's own phrases, per unit and per language: the
+/// figures docs/routing.md reports. The floor guards against a regression of the measured
+/// figure (69.5 % when written).
+#[test]
+fn leave_one_phrase_out_per_unit_and_language() {
+    let crew = Crew::builtin();
+    let model = Model::of(&crew);
+    let loo = model.leave_one_out();
+    let mut unit: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut lang: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut source: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut right = 0;
+    for &(p, answered, _, _) in &loo {
+        let phrase = &model.phrases()[p];
+        let ok = answered == phrase.unit;
+        right += usize::from(ok);
+        let code = crew::lang::detect(&phrase.text).map_or("?", |l| l.code());
+        for (map, key) in [
+            (&mut unit, model.units()[phrase.unit].name.clone()),
+            (&mut lang, code.to_string()),
+            (&mut source, phrase.source.as_str().to_string()),
+        ] {
+            let e = map.entry(key).or_default();
+            e.0 += usize::from(ok);
+            e.1 += 1;
+        }
+    }
+    let show = |m: &BTreeMap<String, (usize, usize)>| {
+        m.iter()
+            .map(|(k, (r, t))| format!("{k} {r}/{t} ({} %)", r * 100 / t.max(&1)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let pct = right as f64 * 100.0 / loo.len() as f64;
+    eprintln!(
+        "leave-one-phrase-out: {right}/{} = {pct:.1} %, margin and least score {:.3?}\nper unit: {}\nper language: {}\nper source: {}",
+        loo.len(),
+        model.calibration(),
+        show(&unit),
+        show(&lang),
+        show(&source)
+    );
+    assert!(pct >= 65.0, "leave-one-out fell to {pct:.1} %");
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.expect("walk");
+        let target = to.join(entry.path().strip_prefix(from).expect("inside"));
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// A custom agent routes by its own file and registry row, with no code change: a request in
+/// its words, none of them a trigger, reaches it.
+#[test]
+fn a_custom_agent_routes_by_its_own_file() {
+    let anchor = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/anchor-vault");
+    let dir = tempfile::tempdir().expect("tmp");
+    copy_tree(&anchor, dir.path());
+    let claude = dir.path().join(".claude");
+    std::fs::write(
+        claude.join("agents/gardener.md"),
+        "---\nname: gardener\ndescription: >\n  Keeps the garden journal: watering schedules, \
+         plant care, pests and harvests. Use when the user says: \"garden log\".\n\
+         tools: Read, Write\nmodel: sonnet\n---\n# gardener\n\nInstructions.\n",
+    )
+    .expect("agent file");
+    let registry = claude.join("references/agents-registry.md");
+    let text = std::fs::read_to_string(&registry).expect("registry");
+    let row =
+        "| gardener | gardener | Read, Write | tomatoes, seedlings, compost | notes | active |\n";
+    let text = text.replace(
+        "<!-- MBIFC:CUSTOM_AGENTS_END -->",
+        &format!("{row}<!-- MBIFC:CUSTOM_AGENTS_END -->"),
+    );
+    std::fs::write(&registry, text).expect("registry");
+    let crew = Crew::load(dir.path(), None).expect("crew");
+    let router = Router::new(&crew);
+    for message in [
+        "my tomatoes have pests again",
+        "when should I water the seedlings?",
+    ] {
+        let r = router.route(&crew, message, &[], None);
+        assert_eq!(r.name, "gardener", "{message:?}: {}", r.reason);
+    }
+}
