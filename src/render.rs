@@ -8,7 +8,7 @@ use crate::{tr, trn};
 
 /// A name for a suggested new agent: the need's first two words, lowercase and hyphenated.
 fn proposed_name(need: &str) -> String {
-    let words: Vec<String> = crate::dispatch::normalize::normalize(need)
+    let words: Vec<String> = crate::text::normalize(need)
         .split(' ')
         .filter(|w| w.len() > 2 && w.chars().all(|c| c.is_ascii_alphanumeric()))
         .take(2)

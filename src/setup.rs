@@ -163,7 +163,7 @@ pub(crate) fn detect_roles(top_folders: &[String]) -> (Folders, Vec<(String, Str
         let s = name.trim_start_matches(|c: char| {
             c.is_ascii_digit() || c.is_whitespace() || c == '-' || c == '_' || c == '.'
         });
-        crate::dispatch::normalize::normalize(s)
+        crate::text::normalize(s)
     };
     let mut folders = Folders::default();
     let mut roles = Vec::new();

@@ -91,12 +91,9 @@ impl Ctx<'_> {
 
     /// The request text, lower-cased, for choosing a mode.
     pub fn asks(&self, words: &[&str]) -> bool {
-        let t = crate::dispatch::normalize::normalize(&format!(
-            "{} {}",
-            self.step.message, self.step.task
-        ));
+        let t = crate::text::normalize(&format!("{} {}", self.step.message, self.step.task));
         words.iter().any(|w| {
-            let w = crate::dispatch::normalize::normalize(w);
+            let w = crate::text::normalize(w);
             format!(" {t} ").contains(&format!(" {w} "))
         })
     }

@@ -15,8 +15,8 @@ use regex::Regex;
 
 use super::common;
 use super::{Ctx, NativeOutput};
-use crate::dispatch::normalize::normalize;
 use crate::gate::GateError;
+use crate::text::normalize;
 
 pub(crate) static URL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"https?://[^\s)>\]]+").expect("static regex"));

@@ -70,8 +70,8 @@ pub(crate) fn is_moc(vault: &Vault, i: usize, f: &Folders) -> bool {
 /// A name that says the note is a map: a word `moc` or `index` in it (`Index_Python`,
 /// `Cooking MOC`), or "map of content(s)".
 fn names_a_map(name: &str) -> bool {
-    let normal = crate::dispatch::normalize::normalize(&name.replace('_', " "));
-    crate::dispatch::normalize::words(&normal).any(|w| w == "moc" || w == "index")
+    let normal = crate::text::normalize(&name.replace('_', " "));
+    crate::text::words(&normal).any(|w| w == "moc" || w == "index")
         || normal.contains("map of content")
 }
 

@@ -452,8 +452,8 @@ fn duplicate_names(by_name: BTreeMap<String, Vec<String>>) -> Vec<(String, Vec<S
 
 /// The hashes of a text's word 3-shingles (the FNV-1a of `"w1 w2 w3"`), sorted, no repeats.
 fn shingles(text: &str) -> Vec<u64> {
-    let normal = crate::dispatch::normalize::normalize(text);
-    let ws: Vec<&str> = crate::dispatch::normalize::words(&normal).collect();
+    let normal = crate::text::normalize(text);
+    let ws: Vec<&str> = crate::text::words(&normal).collect();
     let mut out: Vec<u64> = ws
         .windows(3)
         .map(|w| {

@@ -11,7 +11,7 @@ use crate::vault::{Note, NoteSource};
 
 /// Folds a name for comparison: lowercase letters and digits only ("Side Projects" = "side-projects").
 pub fn fold(s: &str) -> String {
-    crate::crew::normalize_name(&crate::dispatch::normalize::normalize(s))
+    crate::crew::normalize_name(&crate::text::normalize(s))
 }
 
 /// The note name a frontmatter value like `"[[01-Projects/Kitchen|K]]"` or `Kitchen` points at.

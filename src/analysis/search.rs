@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::analysis::notes as common;
 use crate::crew::Folders;
-use crate::dispatch::normalize::{normalize, words};
+use crate::text::{normalize, words};
 use crate::vault::Vault;
 
 /// One search result.

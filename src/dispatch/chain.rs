@@ -169,14 +169,14 @@ impl ChainReport {
 /// reason (the first trigger on a tie), else `@name`.
 pub(crate) fn phrase_for(crew: &Crew, kind: Kind, name: &str, reason: &str) -> String {
     let def = crew.definition(kind, name);
-    let reason_words: Vec<String> = super::normalize::words(&super::normalize::normalize(reason))
+    let reason_words: Vec<String> = crate::text::words(&crate::text::normalize(reason))
         .filter(|w| w.len() > 2)
         .map(str::to_string)
         .collect();
     let mut best: Option<(usize, &String)> = None;
     for t in def.map(|d| d.triggers.as_slice()).unwrap_or_default() {
-        let n = super::normalize::normalize(t);
-        let overlap = super::normalize::words(&n)
+        let n = crate::text::normalize(t);
+        let overlap = crate::text::words(&n)
             .filter(|w| reason_words.iter().any(|r| r == w))
             .count();
         if best.is_none_or(|(b, _)| overlap > b) {

@@ -3,7 +3,7 @@
 //! write about X?" is a search, not a note to write). The words that make a question are
 //! data: `question_words`, `question_openers` and `locating_words` in `references/lang/*.yaml`.
 
-use super::normalize::{normalize, words};
+use crate::text::{normalize, words};
 
 /// Whether a message asks rather than tells: it ends with a question mark (Latin or full
 /// width), or its first word opens a question.

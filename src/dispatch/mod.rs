@@ -4,7 +4,6 @@
 pub mod chain;
 pub mod intent;
 pub mod learned;
-pub mod normalize;
 pub mod question;
 pub mod request;
 pub mod route;

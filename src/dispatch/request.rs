@@ -32,7 +32,7 @@ pub fn check(crew: &Crew, message: &str) -> Result<(), RequestError> {
     if trimmed.is_empty() {
         return Err(RequestError::Empty);
     }
-    if super::normalize::normalize(trimmed).trim().is_empty() {
+    if crate::text::normalize(trimmed).trim().is_empty() {
         return Err(RequestError::NoWords(trimmed.to_string()));
     }
     let Some(mark) = trimmed.chars().next().filter(|c| *c == '@' || *c == '/') else {

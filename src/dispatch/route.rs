@@ -7,9 +7,9 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use super::learned::Model;
-use super::normalize::{is_unspaced_script, normalize};
 use super::scorer::Scorer;
 use crate::crew::{Crew, Kind};
+use crate::text::{is_unspaced_script, normalize};
 
 /// Where a message goes, and why. Printed, logged and returned by `crew route --json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

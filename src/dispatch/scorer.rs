@@ -4,8 +4,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::normalize::{is_unspaced_script, normalize, words};
 use crate::crew::{Crew, Kind};
+use crate::text::{is_unspaced_script, normalize, words};
 
 /// Weights of where a word was found: the agent's vocabulary (its domain words) and name,
 /// its trigger phrases, its description.
@@ -99,7 +99,7 @@ impl Scorer {
         let stop = crate::text::stopwords();
         let mut routes = Vec::new();
         let put = |text: &str, w: f64, words: &mut HashMap<String, f64>| {
-            for word in super::normalize::words(&normalize(text)) {
+            for word in crate::text::words(&normalize(text)) {
                 if stop.contains(word) || too_short(word) {
                     continue;
                 }

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use crate::dispatch::normalize::{is_unspaced_script, normalize, words};
+use crate::text::{is_unspaced_script, normalize, words};
 
 /// Each language's question phrases, in [`super::Lang::ALL`] order.
 const SOURCES: [(&str, &str); 7] = [

@@ -19,7 +19,7 @@ use crate::crew::Status;
 use crate::gate::GateError;
 
 fn slug(name: &str) -> String {
-    let n = crate::dispatch::normalize::normalize(name);
+    let n = crate::text::normalize(name);
     n.replace(' ', "-")
 }
 

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use crate::agents::common;
 use crate::analysis::graph::is_content;
 use crate::crew::Folders;
-use crate::dispatch::normalize::{normalize, words};
+use crate::text::{normalize, words};
 use crate::vault::{NoteSource, Vault};
 
 /// One suggested link from the note to `note`, with its score and why.

@@ -326,7 +326,7 @@ fn linked_home(scene: &Scene, note_idx: usize) -> Option<Candidate> {
 
 /// Title words naming a project or area.
 fn titled_homes(scene: &Scene, note_idx: usize) -> Vec<Candidate> {
-    use crate::dispatch::normalize::normalize;
+    use crate::text::normalize;
     let note = &scene.vault.notes[note_idx];
     let title = format!(" {} ", normalize(note.name()));
     let resources = format!("{}/", scene.folders.resources);

@@ -88,11 +88,8 @@ impl Request {
 
 /// The words of the request that may name a message (its subject or sender).
 fn naming_words(message: &str, verbs: &[&str]) -> Vec<String> {
-    let verbs: Vec<String> = verbs
-        .iter()
-        .map(|v| crate::dispatch::normalize::normalize(v))
-        .collect();
-    crate::dispatch::normalize::normalize(message)
+    let verbs: Vec<String> = verbs.iter().map(|v| crate::text::normalize(v)).collect();
+    crate::text::normalize(message)
         .split_whitespace()
         .filter(|w| {
             (w.chars().count() > 2 || w.chars().all(|c| c.is_ascii_digit()))
@@ -175,7 +172,7 @@ fn important(m: &Mail, dir: &Directory) -> bool {
 /// The one message whose subject and sender hold most of the words; a tie is asked about.
 fn best_match(candidates: Vec<Mail>, words: &[String]) -> Result<Vec<Mail>, String> {
     let score = |m: &Mail| {
-        let hay = crate::dispatch::normalize::normalize(&format!("{} {}", m.subject, m.sender()));
+        let hay = crate::text::normalize(&format!("{} {}", m.subject, m.sender()));
         let hay: Vec<&str> = hay.split_whitespace().collect();
         words.iter().filter(|w| hay.contains(&w.as_str())).count()
     };

@@ -66,7 +66,7 @@ fn is_meeting(n: &Note, meetings: &str) -> bool {
 }
 
 fn words_of(s: &str) -> Vec<String> {
-    crate::dispatch::normalize::normalize(s)
+    crate::text::normalize(s)
         .split_whitespace()
         .map(str::to_string)
         .collect()

@@ -12,7 +12,7 @@ use regex::Regex;
 use serde::Serialize;
 
 use crate::analysis::dates::{self, DateOrder, Found};
-use crate::dispatch::normalize::normalize;
+use crate::text::normalize;
 
 /// What an item of a capture is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

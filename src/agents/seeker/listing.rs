@@ -68,8 +68,8 @@ pub(crate) fn search_mode(ctx: &mut Ctx, request: &str) -> Result<NativeOutput, 
 /// did I write about X?" → X); else, in a question, its words without the question's own
 /// ("what", "écrit", "sur"), all of them when nothing else is left.
 fn terms_asked(text: &str) -> Vec<String> {
-    use crate::dispatch::normalize::{normalize, words};
     use crate::lang::questions::{is_question_word, topic_question};
+    use crate::text::{normalize, words};
     if let Some(q) = topic_question(text) {
         return words(&q.topic).map(str::to_string).collect();
     }

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::analysis::search::best_in;
-use crate::dispatch::normalize::{normalize, words};
+use crate::text::{normalize, words};
 
 /// One paragraph of a note.
 #[derive(Debug, Clone, PartialEq, Serialize)]
