@@ -125,6 +125,21 @@ pub(crate) const DIGEST_LINES: usize = 8;
 pub(crate) const DIGEST_LINE_CHARS: usize = 400;
 pub(crate) const DIGEST_MARKER: &str = "--- MESSAGE TO CLASSIFY ---";
 
+/// A question about a topic asks the vault, whatever agent's word its topic holds ("what did
+/// I write about graph view?" is no graph audit): the seeker's route, when the message is one.
+fn topic_question(crew: &Crew, message: &str) -> Option<Route> {
+    let (_, asked) = crate::analysis::search::split_filters(message);
+    let q = crate::lang::questions::topic_question(&asked)?;
+    let (kind, name) = crew.lookup("seeker")?;
+    Some(Route::new(
+        kind,
+        &name,
+        Decider::Trigger,
+        format!("question about \"{}\"", q.topic),
+        q.frame,
+    ))
+}
+
 impl Router {
     pub fn new(crew: &Crew) -> Router {
         let mut patterns = Vec::new();
@@ -207,6 +222,37 @@ impl Router {
         best
     }
 
+    /// The route of a trigger found in the message, unless the trigger is a small part of a
+    /// longer message whose other words the learned model knows and places elsewhere, surely.
+    fn trigger_route(&self, crew: &Crew, trimmed: &str, normalized: &str, p: &Pattern) -> Route {
+        let model = self.learned(crew);
+        if p.normalized_len * 2 < normalized.chars().count()
+            && model.known_words(normalized)
+                >= model.known_words(&normalize(&p.trigger)) + MORE_WORDS
+            && let Some(g) = model.guess(trimmed)
+            && g.sure
+            && !model.same_family(&g.name, &p.name)
+        {
+            return Route::new(
+                g.kind,
+                &g.name,
+                Decider::Learned,
+                format!(
+                    "learned {:.2} (margin {:.2}) near \"{}\", over the trigger \"{}\"",
+                    g.score, g.margin, g.nearest, p.trigger
+                ),
+                g.nearest,
+            );
+        }
+        Route::new(
+            p.kind,
+            &p.name,
+            Decider::Trigger,
+            format!("trigger \"{}\"", p.trigger),
+            p.trigger.clone(),
+        )
+    }
+
     /// Routes a message. `classifier` is consulted only when no rule or trigger decides.
     pub fn route(
         &self,
@@ -259,50 +305,14 @@ impl Router {
                 "pasted text",
             );
         }
-        // a question about a topic asks the vault, whatever agent's word its topic holds
-        // ("what did I write about graph view?" is no graph audit)
-        let (_, asked) = crate::analysis::search::split_filters(trimmed);
-        if let Some(q) = crate::lang::questions::topic_question(&asked)
-            && let Some((kind, name)) = crew.lookup("seeker")
-        {
-            return Route::new(
-                kind,
-                &name,
-                Decider::Trigger,
-                format!("question about \"{}\"", q.topic),
-                q.frame,
-            );
+        if let Some(r) = topic_question(crew, trimmed) {
+            return r;
         }
         // 4. triggers; a trigger that is a small part of a longer message is weighed against
         // the learned model when the rest of the message gives the model words it knows
         let normalized = normalize(trimmed);
         if let Some(p) = self.best_trigger(&normalized) {
-            let model = self.learned(crew);
-            if p.normalized_len * 2 < normalized.chars().count()
-                && model.known_words(&normalized)
-                    >= model.known_words(&normalize(&p.trigger)) + MORE_WORDS
-                && let Some(g) = model.guess(trimmed)
-                && g.sure
-                && !model.same_family(&g.name, &p.name)
-            {
-                return Route::new(
-                    g.kind,
-                    &g.name,
-                    Decider::Learned,
-                    format!(
-                        "learned {:.2} (margin {:.2}) near \"{}\", over the trigger \"{}\"",
-                        g.score, g.margin, g.nearest, p.trigger
-                    ),
-                    g.nearest,
-                );
-            }
-            return Route::new(
-                p.kind,
-                &p.name,
-                Decider::Trigger,
-                format!("trigger \"{}\"", p.trigger),
-                p.trigger.clone(),
-            );
+            return self.trigger_route(crew, trimmed, &normalized, p);
         }
         // 5. classifier
         if let Some(c) = classifier {
