@@ -168,7 +168,11 @@ mod tests {
                 .match_indices("tr!(")
                 .chain(text.match_indices("trn!("))
             {
-                let call = &text[i..text.len().min(i + 400)];
+                let mut end = text.len().min(i + 400);
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                let call = &text[i..end];
                 let Some(start) = call.find('"') else {
                     continue;
                 };
