@@ -113,3 +113,43 @@ fn a_kind_without_a_convention_reports_nothing_and_a_breach_of_one_does() {
     .expect("report");
     assert!(report.contains("`Shelf 0/Book 0.md`: author"), "{report}");
 }
+
+/// A vault written in Markdown links is judged by them: each counts as a link, a broken one is
+/// reported as written (a Markdown link, with the note its file name names as a proposal), and
+/// the nightly fix, which rewrites wikilinks only, leaves it.
+#[test]
+fn markdown_links_count_and_a_broken_one_is_a_proposal() {
+    let mut files = tidy();
+    files.push((
+        "Journal/Moved.md".into(),
+        "See [the dish](../Recipes/Old/Dish%201.md) and [page](Page%200.md).\n".into(),
+    ));
+    let v = vault_of(&files);
+    crew_bare()
+        .args(["init", "--adopt"])
+        .arg(v.path())
+        .assert()
+        .success();
+    let before = std::fs::read(v.path().join("Journal/Moved.md")).expect("read");
+    let (j, _) = maintain(v.path());
+    let counts = &j["counts"];
+    // six wikilinks, five Markdown links between pages, two in the new note
+    assert_eq!(counts["links"], 13, "{j}");
+    assert_eq!(counts["broken_links"], 1, "{j}");
+    assert_eq!(counts["broken_with_safe_fix"], 0, "{j}");
+    let report = std::fs::read_to_string(
+        v.path()
+            .join(j["report_note"].as_str().expect("report note")),
+    )
+    .expect("report");
+    assert!(
+        report
+            .contains("`(../Recipes/Old/Dish 1.md)` in `Journal/Moved.md` → perhaps `[[Dish 1]]`"),
+        "{report}"
+    );
+    assert_eq!(
+        before,
+        std::fs::read(v.path().join("Journal/Moved.md")).expect("read"),
+        "the fix leaves a Markdown link"
+    );
+}

@@ -41,6 +41,8 @@ pub struct BrokenLink {
     pub source: String,
     pub target: String,
     pub embed: bool,
+    /// Written as a Markdown link (`[text](path.md)`), not a wikilink.
+    pub markdown: bool,
     /// Notes whose name matches once case, accents, spaces and punctuation are ignored: what
     /// the report proposes when there is no safe fix.
     pub likely: Vec<String>,
@@ -355,6 +357,7 @@ fn check_links(a: &mut Audit, vault: &Vault, i: usize, names: &NameIndex, fixes:
                 source: n.path.clone(),
                 target: link.target.clone(),
                 embed: link.embed,
+                markdown: false,
                 likely: names.likely(&link.target, fixes),
                 fix: fixes.safe_fix(&link.target, link.embed),
             }),
@@ -364,6 +367,24 @@ fn check_links(a: &mut Audit, vault: &Vault, i: usize, names: &NameIndex, fixes:
                 a.ambiguous.push((n.path.clone(), link.target.clone()));
             }
             _ => {}
+        }
+    }
+    // a vault written in Markdown links is judged by them too: counted, and a broken one
+    // reported with the note its file name names; the nightly fix rewrites wikilinks only, so
+    // these are proposals, never a change
+    for l in &n.markdown_links {
+        a.links += 1;
+        if !template && vault.files.resolve(&n.path, &l.target).file().is_none() {
+            let leaf = l.target.rsplit('/').next().unwrap_or(&l.target);
+            let name = leaf.strip_suffix(".md").unwrap_or(leaf);
+            a.broken.push(BrokenLink {
+                source: n.path.clone(),
+                target: l.target.clone(),
+                embed: l.embed,
+                markdown: true,
+                likely: names.likely(name, fixes),
+                fix: None,
+            });
         }
     }
 }

@@ -291,7 +291,8 @@ pub struct MarkdownLink {
     pub(crate) span: Range<usize>,
     /// Byte span of the destination inside the note (still %-encoded).
     pub dest_span: Range<usize>,
-    pub(crate) embed: bool,
+    /// Written `![…](…)`: an embed.
+    pub embed: bool,
     /// The destination, %-decoded, without `#fragment`.
     pub target: String,
     pub(crate) fragment: Option<String>,

@@ -245,7 +245,11 @@ fn report_note(
 /// Every finding of the audit, as lists whose paths, targets and tags are code spans.
 fn findings(body: &mut String, a: &Audit) {
     list(body, "Broken links", &a.broken, |b| {
-        let link = code(&format!("[[{}]]", b.target));
+        let link = if b.markdown {
+            code(&format!("({})", b.target))
+        } else {
+            code(&format!("[[{}]]", b.target))
+        };
         match (&b.fix, b.likely.as_slice()) {
             (Some(fix), _) => format!(
                 "{link} in {} → safe fix {}, showing the same text",
