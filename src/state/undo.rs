@@ -129,7 +129,11 @@ pub fn last_undoable(state_dir: &Path) -> Result<String, UndoError> {
     let mut runs: Vec<String> = std::fs::read_dir(&dir)
         .map_err(|_| UndoError::Nothing(dir.clone()))?
         .flatten()
-        .filter(|e| e.path().join("journal.jsonl").is_file() && !e.path().join("undone").exists())
+        // a run killed before its first entry left an empty journal: it changed nothing
+        .filter(|e| {
+            std::fs::metadata(e.path().join("journal.jsonl")).is_ok_and(|m| m.len() > 0)
+                && !e.path().join("undone").exists()
+        })
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     runs.sort();
@@ -143,7 +147,11 @@ fn live_runs(state_dir: &Path) -> Vec<String> {
     };
     let mut runs: Vec<String> = rd
         .flatten()
-        .filter(|e| e.path().join("journal.jsonl").is_file() && !e.path().join("undone").exists())
+        // a run killed before its first entry left an empty journal: it changed nothing
+        .filter(|e| {
+            std::fs::metadata(e.path().join("journal.jsonl")).is_ok_and(|m| m.len() > 0)
+                && !e.path().join("undone").exists()
+        })
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     runs.sort();

@@ -22,7 +22,14 @@ pub fn journal_bytes(vault: &Path) -> u64 {
 
 /// The number of run journals of a vault: one more after a run that journaled anything.
 pub fn journal_runs(vault: &Path) -> usize {
-    std::fs::read_dir(vault.join(".crew/journal")).map_or(0, |rd| rd.count())
+    // a run killed before its first entry was written journaled nothing: no run to undo
+    std::fs::read_dir(vault.join(".crew/journal")).map_or(0, |rd| {
+        rd.flatten()
+            .filter(|e| {
+                std::fs::metadata(e.path().join("journal.jsonl")).is_ok_and(|m| m.len() > 0)
+            })
+            .count()
+    })
 }
 
 /// What became of a run given to [`kill_at`].
