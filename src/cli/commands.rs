@@ -290,7 +290,15 @@ pub fn route(g: &Global, message: &str) -> anyhow::Result<u8> {
         out_json(&r)?;
     } else {
         let arrow = if r.fell_back { "⇢" } else { "→" };
-        out(&format!("{arrow} {} {} — {}", r.kind, r.name, r.reason))?;
+        let mode = r
+            .mode
+            .as_deref()
+            .map(|m| format!(", mode {m}"))
+            .unwrap_or_default();
+        out(&format!(
+            "{arrow} {} {}{mode} — {}",
+            r.kind, r.name, r.reason
+        ))?;
     }
     Ok(0)
 }

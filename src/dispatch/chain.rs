@@ -28,6 +28,10 @@ pub struct Step {
     pub step: usize,
     pub max: usize,
     pub suggested_by: Option<String>,
+    /// The slug of the mode the user's message asks of step 1's route (see
+    /// [`super::mode::choose`]); none for its default mode, and for every suggested step: the
+    /// user's words were for the first agent.
+    pub mode: Option<String>,
     /// Earlier agents' answers, attributed and bounded: (agent, answer).
     pub earlier: Vec<(String, String)>,
 }
@@ -233,6 +237,10 @@ pub fn run(
     let mut next = Some((first, message.to_string(), None::<String>));
     while let Some(((kind, name), task, by)) = next.take() {
         let chain = report.chain();
+        let mode = match by {
+            None => super::mode::of_route(crew, kind, &name, message).map(|c| c.slug),
+            Some(_) => None,
+        };
         let step = Step {
             kind,
             name: name.clone(),
@@ -242,6 +250,7 @@ pub fn run(
             step: chain.len() + 1,
             max,
             suggested_by: by.clone(),
+            mode,
             earlier: bounded_context(&report.steps),
         };
         let out = exec.run(&step);

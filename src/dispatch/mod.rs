@@ -4,6 +4,7 @@
 pub mod chain;
 pub mod intent;
 pub mod learned;
+pub mod mode;
 pub mod question;
 pub mod request;
 pub mod route;

@@ -25,6 +25,10 @@ pub struct Route {
     /// Not in the JSON: `crew route --json` keeps the shape the CLI contract fixes.
     #[serde(skip_serializing, default = "Decider::unknown")]
     pub by: Decider,
+    /// The slug of the mode the message asks of the route (`priority-triage`); none for its
+    /// default mode. Shown so a user sees why the agent did what it did.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub mode: Option<String>,
 }
 
 /// The rule that decided a route.
@@ -77,6 +81,7 @@ impl Route {
             matched: matched.into(),
             fell_back: false,
             by,
+            mode: None,
         }
     }
 
@@ -253,8 +258,22 @@ impl Router {
         )
     }
 
-    /// Routes a message. `classifier` is consulted only when no rule or trigger decides.
+    /// Routes a message, and reads from it the mode it asks of the route.
+    /// `classifier` is consulted only when no rule or trigger decides.
     pub fn route(
+        &self,
+        crew: &Crew,
+        message: &str,
+        history: &[String],
+        classifier: Option<&dyn Classifier>,
+    ) -> Route {
+        let mut r = self.unit(crew, message, history, classifier);
+        r.mode = super::mode::of_route(crew, r.kind, &r.name, message).map(|c| c.slug);
+        r
+    }
+
+    /// The agent or skill a message goes to.
+    fn unit(
         &self,
         crew: &Crew,
         message: &str,
@@ -373,12 +392,13 @@ impl Router {
                 matched: String::new(),
                 fell_back: true,
                 by: Decider::Default,
+                mode: None,
             },
         }
     }
 }
 
-fn word_bounded(text: &str, start: usize, end: usize) -> bool {
+pub(super) fn word_bounded(text: &str, start: usize, end: usize) -> bool {
     let before = text[..start].chars().next_back();
     let after = text[end..].chars().next();
     let first = text[start..].chars().next();
@@ -435,6 +455,7 @@ pub fn resolve_classifier_answer(
             matched: String::new(),
             fell_back: true,
             by: Decider::Default,
+            mode: None,
         },
     };
     let raw = match answer {

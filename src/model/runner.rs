@@ -352,6 +352,7 @@ mod tests {
             step: 1,
             max: 3,
             suggested_by: None,
+            mode: None,
             earlier: vec![],
         };
         (dir, gate, d, step)

@@ -39,6 +39,10 @@ pub struct Lexicon {
     pub locating_words: Vec<String>,
     /// Words a definition's heading holds when the section lists the agent's modes.
     pub mode_headings: Vec<String>,
+    /// Words a request may open with before it says what it wants ("please", "per favore"):
+    /// a one-word mode phrase after them still leads the request.
+    #[serde(default)]
+    pub polite_words: Vec<String>,
 }
 
 impl Lexicon {

@@ -4,7 +4,7 @@
 
 use crate::crew::definition::quoted_phrases;
 use crate::crew::{Crew, Definition, Kind};
-use crate::text::{lexicons, normalize, words};
+use crate::text::{normalize, words};
 
 /// Where a phrase came from in the definition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -131,45 +131,13 @@ fn clauses(text: &str) -> impl Iterator<Item = &str> {
         .filter(|c| words(&normalize(c)).count() >= 2)
 }
 
-/// The phrases of a definition body's mode sections: a section whose heading holds a word of
-/// `mode_headings` (any language), down to the next heading as high; in it, every quoted
-/// phrase and every **bold** mode name.
+/// The phrases of a definition body's mode sections (see [`crate::dispatch::mode`]): on each
+/// line, every quoted phrase and every **bold** mode name.
 pub fn mode_phrases(body: &str) -> Vec<String> {
-    let heads: Vec<&str> = lexicons()
-        .iter()
-        .flat_map(|l| l.mode_headings.iter().map(String::as_str))
-        .collect();
-    let mut out = Vec::new();
-    let mut inside: Option<usize> = None;
-    for line in body.lines() {
-        let trimmed = line.trim_start();
-        let level = trimmed.chars().take_while(|&c| c == '#').count();
-        if level > 0 && trimmed[level..].starts_with(' ') {
-            if inside.is_some_and(|l| level <= l) {
-                inside = None;
-            }
-            let heading = normalize(&trimmed[level..]);
-            if inside.is_none() && words(&heading).any(|w| heads.contains(&w)) {
-                inside = Some(level);
-            }
-            continue;
-        }
-        if inside.is_none() {
-            continue;
-        }
-        out.extend(quoted_phrases(line));
-        let mut rest = line;
-        while let Some(start) = rest.find("**") {
-            let after = &rest[start + 2..];
-            let Some(end) = after.find("**") else { break };
-            let name = after[..end].trim();
-            if !name.is_empty() && name.chars().count() <= 60 {
-                out.push(name.to_string());
-            }
-            rest = &after[end + 2..];
-        }
-    }
-    out
+    crate::dispatch::mode::mode_lines(body)
+        .into_iter()
+        .flat_map(|l| l.phrases.into_iter().chain(l.names))
+        .collect()
 }
 
 #[cfg(test)]
