@@ -7,6 +7,7 @@ pub mod architect;
 pub use architect::onboard;
 pub mod common;
 pub mod connector;
+pub mod cue;
 pub mod filing;
 pub mod fixes;
 pub(crate) mod inert;
@@ -89,13 +90,14 @@ impl Ctx<'_> {
         self.now.format("%Y-%m-%d").to_string()
     }
 
-    /// The request text, lower-cased, for choosing a mode.
-    pub fn asks(&self, words: &[&str]) -> bool {
-        let t = crate::text::normalize(&format!("{} {}", self.step.message, self.step.task));
-        words.iter().any(|w| {
-            let w = crate::text::normalize(w);
-            format!(" {t} ").contains(&format!(" {w} "))
-        })
+    /// Whether the request turns on an option of the mode the agent runs.
+    pub fn says(&self, cue: cue::Cue) -> bool {
+        cue.in_text(&format!("{} {}", self.step.message, self.step.task))
+    }
+
+    /// The slug of the mode the dispatcher chose for this step (none: the default mode).
+    pub fn mode(&self) -> Option<&str> {
+        self.step.mode.as_deref()
     }
 }
 

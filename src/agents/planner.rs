@@ -72,27 +72,6 @@ pub(crate) fn buckets(items: &[Dated], today: NaiveDate) -> [Vec<&Dated>; 4] {
     b
 }
 
-/// Words that ask the radar to be written down as a note.
-const SAVE_WORDS: &[&str] = &[
-    "save",
-    "write",
-    "note",
-    "salva",
-    "scrivi",
-    "nota",
-    "sauvegarde",
-    "enregistre",
-    "écris",
-    "guarda",
-    "escribe",
-    "speichern",
-    "schreib",
-    "notiz",
-    "salvar",
-    "escreva",
-    "保存",
-];
-
 pub(crate) fn deadline_radar(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let mut items = collect(ctx);
     let today = ctx.now.date();
@@ -137,7 +116,7 @@ pub(crate) fn deadline_radar(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     for p in &calendar_problems {
         out.push_str(&crate::tr!(l, "radar.skipped", problem = p));
     }
-    if ctx.asks(SAVE_WORDS) {
+    if ctx.says(super::cue::Cue::WriteDown) {
         let path = format!(
             "{}/{} — Deadline Radar.md",
             ctx.config.folders.inbox,

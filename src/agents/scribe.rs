@@ -21,7 +21,27 @@ use crate::text::normalize;
 pub(crate) static URL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"https?://[^\s)>\]]+").expect("static regex"));
 
-/// Guesses a note type from cues in the text.
+/// The scribe's modes (`agents/scribe.md`, `## Modes`), from the slug the dispatcher chose.
+/// Natively, voice notes, threads, reading notes and brainstorms are captured as any text is;
+/// a quote is kept whole, as one quote note.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ScribeMode {
+    Capture,
+    Quote,
+}
+
+impl ScribeMode {
+    fn from_slug(slug: Option<&str>) -> ScribeMode {
+        match slug {
+            Some("quote-capture") => ScribeMode::Quote,
+            _ => ScribeMode::Capture,
+        }
+    }
+}
+
+/// Guesses a note type from cues in the text. A quote is told by its form (opening quote
+/// marks, a blockquote); the word "quote" inside a text is a topic ("the tile quote"), and
+/// asking for a quote capture is the mode's business.
 pub(crate) fn guess_type(text: &str) -> &'static str {
     let n = format!(" {} ", normalize(text));
     let has = |cues: &[&str]| {
@@ -29,12 +49,7 @@ pub(crate) fn guess_type(text: &str) -> &'static str {
             .any(|c| n.contains(&format!(" {} ", normalize(c))))
     };
     let t = text.trim_start();
-    if t.starts_with('"')
-        || t.starts_with('“')
-        || t.starts_with('«')
-        || t.starts_with('>')
-        || has(&["quote", "citazione", "citation", "cita", "zitat", "citação"])
-    {
+    if t.starts_with('"') || t.starts_with('“') || t.starts_with('«') || t.starts_with('>') {
         "quote"
     } else if URL.is_match(text) {
         "reference"
@@ -154,20 +169,9 @@ fn known_names(ctx: &Ctx) -> Vec<names::Name> {
     out
 }
 
-const SPLIT_WORDS: &[&str] = &[
-    "one note per item",
-    "split",
-    "separate notes",
-    "una nota per",
-    "une note par",
-    "una nota por",
-    "eine notiz pro",
-    "uma nota por",
-];
-
 /// The items of a capture: a quote stays whole; otherwise cut by kind (or per line on request).
-fn items_of(ctx: &Ctx, text: &str) -> Vec<capture::Item> {
-    if guess_type(text) == "quote" {
+fn items_of(ctx: &Ctx, text: &str, mode: ScribeMode) -> Vec<capture::Item> {
+    if mode == ScribeMode::Quote || guess_type(text) == "quote" {
         return vec![capture::Item {
             kind: capture::ItemKind::Note,
             head: text.to_string(),
@@ -176,7 +180,7 @@ fn items_of(ctx: &Ctx, text: &str) -> Vec<capture::Item> {
             priority: None,
         }];
     }
-    let per_line = ctx.asks(SPLIT_WORDS);
+    let per_line = ctx.says(super::cue::Cue::Split);
     let text: String = if per_line {
         text.lines()
             .filter(|l| !normalize(l).contains("one note per item"))
@@ -216,7 +220,8 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             attention: true,
         });
     }
-    let items = items_of(ctx, &text);
+    let mode = ScribeMode::from_slug(ctx.mode());
+    let items = items_of(ctx, &text, mode);
     let names = known_names(ctx);
     let choice = format::detect(
         ctx.gate
@@ -232,6 +237,7 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         inbox: &ctx.config.folders.inbox,
         format: choice.format,
         names: &names,
+        quote: mode == ScribeMode::Quote,
     };
     let mut captured = report::Captured::new(choice);
     for item in &items {

@@ -1,7 +1,7 @@
 //! The per-language word lists: `references/lang/<code>.yaml`, embedded, parsed once. Words
 //! are data so a language gains a word by editing its file, not the code that reads it.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::OnceLock;
 
 use serde::Deserialize;
@@ -43,6 +43,10 @@ pub struct Lexicon {
     /// a one-word mode phrase after them still leads the request.
     #[serde(default)]
     pub polite_words: Vec<String>,
+    /// Words that turn on an option of the mode an agent runs, by the option's name
+    /// (`apply: ["apply", "link them"]`).
+    #[serde(default)]
+    pub cues: BTreeMap<String, Vec<String>>,
 }
 
 impl Lexicon {

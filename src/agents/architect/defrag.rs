@@ -15,28 +15,12 @@ use crate::agents::common::{self, suggestion};
 use crate::agents::{Ctx, NativeOutput};
 use crate::gate::GateError;
 
-/// Words that ask defrag to build what is missing, beyond proposing it.
-const BUILD_WORDS: &[&str] = &[
-    "create what is missing",
-    "create missing",
-    "fix",
-    "apply",
-    "crea",
-    "applica",
-    "créer",
-    "appliquer",
-    "crear",
-    "aplicar",
-    "erstellen",
-    "anwenden",
-    "criar",
-];
-
 /// Whether this run may change notes: crew laid the vault out, or the user asked for it
 /// directly (never on another agent's hand-off).
 fn changes_allowed(ctx: &Ctx) -> bool {
     ctx.crew.owns_layout()
-        || (ctx.step.suggested_by.is_none() && (ctx.apply || ctx.asks(BUILD_WORDS)))
+        || (ctx.step.suggested_by.is_none()
+            && (ctx.apply || ctx.says(crate::agents::cue::Cue::Build)))
 }
 
 /// `/defrag`: structural maintenance and its report.

@@ -12,6 +12,7 @@ mod serendipity;
 use std::collections::BTreeMap;
 
 use super::common::{self, suggestion};
+use super::cue::Cue;
 use super::moc::{self, insert_under_heading};
 use super::{Ctx, NativeOutput};
 use crate::analysis::graph::{Graph, GraphAudit, graph_audit, is_moc};
@@ -43,77 +44,43 @@ fn strength(score: f64, l: Lang) -> String {
     }
 }
 
-fn apply_words() -> &'static [&'static str] {
-    &[
-        "apply",
-        "add the links",
-        "link them",
-        "applica",
-        "appliquer",
-        "aplicar",
-        "anwenden",
-    ]
+/// The connector's modes (`agents/connector.md`, `## Modes`), from the slug the dispatcher
+/// chose; the graph audit by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ConnectorMode {
+    GraphAudit,
+    PeopleNetwork,
+    Bridges,
+    Serendipity,
+    Constellation,
 }
 
-/// The connector agent: one mode per kind of request, the graph audit by default.
+impl ConnectorMode {
+    fn from_slug(slug: Option<&str>) -> ConnectorMode {
+        match slug {
+            Some("people-network") => ConnectorMode::PeopleNetwork,
+            Some("bridge-notes") => ConnectorMode::Bridges,
+            Some("serendipity") => ConnectorMode::Serendipity,
+            Some("constellation") => ConnectorMode::Constellation,
+            _ => ConnectorMode::GraphAudit,
+        }
+    }
+}
+
+/// The connector agent: one mode per kind of request. A request that names a note is about
+/// that note (its constellation when asked, else its connections); the rest audit the graph.
 pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
-    if ctx.asks(&[
-        "people network",
-        "network of people",
-        "who knows who",
-        "rete di persone",
-        "réseau de personnes",
-        "red de personas",
-        "personennetzwerk",
-        "rede de pessoas",
-    ]) {
-        return Ok(people_network(ctx));
-    }
-    if ctx.asks(&[
-        "bridge",
-        "bridges",
-        "bridge notes",
-        "ponte",
-        "ponti",
-        "pont",
-        "puente",
-        "brücke",
-        "brücken",
-    ]) {
-        return Ok(bridges(ctx));
-    }
-    if ctx.asks(&[
-        "serendipity",
-        "surprise me",
-        "sorprendimi",
-        "serendipità",
-        "surprends-moi",
-        "sérendipité",
-        "sorpréndeme",
-        "serendipia",
-        "überrasch mich",
-        "überrasche mich",
-        "surpreende-me",
-        "surpreenda-me",
-        "serendipidade",
-        "驚かせて",
-        "セレンディピティ",
-    ]) {
-        return Ok(serendipity(ctx));
+    let mode = ConnectorMode::from_slug(ctx.mode());
+    match mode {
+        ConnectorMode::PeopleNetwork => return Ok(people_network(ctx)),
+        ConnectorMode::Bridges => return Ok(bridges(ctx)),
+        ConnectorMode::Serendipity => return Ok(serendipity(ctx)),
+        ConnectorMode::GraphAudit | ConnectorMode::Constellation => {}
     }
     let request = format!("{} {}", ctx.step.message, ctx.step.task);
     if let Some(named) = named_note(ctx.gate.vault(), &request) {
-        let target = named.note;
-        if ctx.asks(&[
-            "constellation",
-            "around",
-            "neighbourhood",
-            "neighborhood",
-            "costellazione",
-            "constelación",
-            "konstellation",
-        ]) {
-            return Ok(constellation(ctx, target));
+        if mode == ConnectorMode::Constellation {
+            return Ok(constellation(ctx, named.note));
         }
         return connections_for(ctx, &named);
     }
@@ -278,7 +245,7 @@ fn graph_health(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         }
         out.push('\n');
     }
-    let apply = ctx.apply || ctx.asks(apply_words());
+    let apply = ctx.apply || ctx.says(Cue::Apply);
     let mut applied = 0;
     if apply {
         for (orphan, c) in &plans {
@@ -457,7 +424,7 @@ fn connections_for(ctx: &mut Ctx, named: &Named) -> Result<NativeOutput, GateErr
         ));
     }
     let mut applied = 0;
-    if !found.is_empty() && (ctx.apply || ctx.asks(apply_words())) {
+    if !found.is_empty() && (ctx.apply || ctx.says(Cue::Apply)) {
         for c in found.iter().take(5) {
             if link_into(ctx, target, c.note, "connector: add related links")? {
                 applied += 1;

@@ -137,21 +137,35 @@ fn audit_now(ctx: &Ctx) -> Audit {
     audit(vault, &*ctx.gate, f, &schema, ctx.now.date())
 }
 
+/// The librarian's modes (`agents/librarian.md`, `## Modes`), from the slug the dispatcher
+/// chose; the quick check by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LibrarianMode {
+    QuickCheck,
+    Consistency,
+    Growth,
+    Stale,
+}
+
+impl LibrarianMode {
+    fn from_slug(slug: Option<&str>) -> LibrarianMode {
+        match slug {
+            Some("consistency-report") => LibrarianMode::Consistency,
+            Some("growth-analytics") => LibrarianMode::Growth,
+            Some("stale-content") => LibrarianMode::Stale,
+            _ => LibrarianMode::QuickCheck,
+        }
+    }
+}
+
 /// The librarian agent: quick check by default; consistency, growth and stale modes.
 pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let a = audit_now(ctx);
-    if ctx.asks(&[
-        "growth",
-        "growth analytics",
-        "crescita",
-        "croissance",
-        "crecimiento",
-        "wachstum",
-        "crescimento",
-    ]) {
+    let mode = LibrarianMode::from_slug(ctx.mode());
+    if mode == LibrarianMode::Growth {
         return Ok(growth(ctx));
     }
-    if ctx.asks(&["stale", "stale content", "obsolete", "old notes"]) {
+    if mode == LibrarianMode::Stale {
         let mut out = tr!(ctx.lang, "librarian.stale.heading", date = ctx.today());
         stale_bands(&mut out, ctx.lang, &a);
         return Ok(NativeOutput {
@@ -160,15 +174,7 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             attention: !a.stale.is_empty(),
         });
     }
-    let consistency = ctx.asks(&[
-        "consistency",
-        "consistency report",
-        "check consistency",
-        "coerenza",
-        "cohérence",
-        "consistencia",
-        "konsistenz",
-    ]);
+    let consistency = mode == LibrarianMode::Consistency;
     let fixed = if ctx.apply {
         run_fixes(ctx, &a)?
     } else {

@@ -14,18 +14,6 @@ use crate::agents::{Ctx, NativeOutput};
 use crate::crew::ModelSpec;
 use crate::gate::GateError;
 
-/// Words that ask for a draft, in the crew's seven languages (matched as whole words).
-pub(crate) const DRAFT_WORDS: &[&str] = &[
-    "draft",
-    "drafts",
-    "bozza",
-    "brouillon",
-    "borrador",
-    "antwortentwurf",
-    "entwurf",
-    "rascunho",
-];
-
 /// Japanese has no spaces between words: these ask for a draft wherever they appear.
 const DRAFT_MARKS_JA: &[&str] = &["下書き", "返信"];
 
@@ -72,7 +60,7 @@ const QUOTED_CHARS: usize = 4_000;
 
 /// Whether a request asks for a reply draft.
 pub(crate) fn asks_for_draft(ctx: &Ctx) -> bool {
-    ctx.asks(DRAFT_WORDS) || DRAFT_MARKS_JA.iter().any(|m| ctx.step.message.contains(m))
+    ctx.says(crate::agents::cue::Cue::Draft)
 }
 
 /// A Japanese request with its words spaced out, so "メール2" reads as "mail 2".

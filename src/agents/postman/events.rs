@@ -88,15 +88,7 @@ pub fn calendar(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             attention: true,
         });
     }
-    if ctx.asks(&[
-        "import",
-        "importa",
-        "importer",
-        "importar",
-        "importieren",
-        "save",
-        "salva",
-    ]) {
+    if ctx.says(crate::agents::cue::Cue::Import) {
         import(ctx)
     } else {
         upcoming(ctx)

@@ -20,6 +20,7 @@ pub mod source;
 pub mod state;
 
 use super::common;
+use super::cue::Cue;
 use super::{Ctx, NativeOutput};
 pub(crate) use crate::agents::inert::{inert, one_line};
 use crate::gate::GateError;
@@ -28,59 +29,44 @@ use people::Directory;
 use source::Source;
 use state::PostIt;
 
-/// The postman agent and the email-triage skill: the mode follows the request's words.
+/// The postman's modes (`agents/postman.md`, `## Modes`) that run their own code, from the
+/// slug the dispatcher chose; the rest read the mail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PostmanMode {
+    Mail,
+    Calendar,
+    Vip,
+    Draft,
+}
+
+impl PostmanMode {
+    fn from_slug(slug: Option<&str>) -> PostmanMode {
+        match slug {
+            Some("calendar-import" | "create-event") => PostmanMode::Calendar,
+            Some("vip-filter") => PostmanMode::Vip,
+            Some("email-draft") => PostmanMode::Draft,
+            _ => PostmanMode::Mail,
+        }
+    }
+}
+
+/// The postman agent and the email-triage skill: the mode the dispatcher chose, else the
+/// work the request's cue words name (a meeting to prepare, a draft, the calendar, mail to
+/// save), else the mail check.
 pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
-    let calendar_words = [
-        "event",
-        "events",
-        "calendar",
-        "evento",
-        "eventi",
-        "eventos",
-        "calendario",
-        "calendrier",
-        "événements",
-        "evenements",
-        "kalender",
-        "ereignisse",
-        "termin",
-        "calendário",
-    ];
-    let save_words = [
-        "save",
-        "keep",
-        "salva",
-        "salvar",
-        "guardar",
-        "sauvegarder",
-        "speichern",
-    ];
-    if ctx.asks(&[
-        "prepare",
-        "prep",
-        "brief",
-        "prepara",
-        "preparar",
-        "vorbereiten",
-    ]) && ctx.asks(&[
-        "meeting",
-        "call",
-        "riunione",
-        "reunion",
-        "reunión",
-        "besprechung",
-    ]) {
+    let mode = PostmanMode::from_slug(ctx.mode());
+    if ctx.says(Cue::Prepare) && ctx.says(Cue::Meeting) {
         return prep::meeting_prep(ctx);
     }
-    if draft::asks_for_draft(ctx) {
+    if mode == PostmanMode::Draft || draft::asks_for_draft(ctx) {
         // nothing is ever sent: a draft is a note for the user to copy
         return draft::draft_reply(ctx);
     }
-    if ctx.asks(&calendar_words) {
+    if mode == PostmanMode::Calendar || ctx.says(Cue::Calendar) {
         return events::calendar(ctx);
     }
-    if ctx.asks(&save_words) {
-        return save_email(ctx);
+    if ctx.says(Cue::Keep) {
+        return save_email(ctx, mode == PostmanMode::Vip);
     }
     check_mail(ctx)
 }
@@ -115,13 +101,14 @@ pub(crate) fn md_inline(s: &str) -> String {
 pub use check::check_mail;
 
 /// "save email 2", "save the email about the invoice", "save important emails".
-pub(crate) fn save_email(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+/// `vip`: the request is the VIP filter's.
+pub(crate) fn save_email(ctx: &mut Ctx, vip: bool) -> Result<NativeOutput, GateError> {
     let source = match source_or_setup(ctx) {
         Ok(s) => s,
         Err(out) => return Ok(out),
     };
     let mut postit = PostIt::parse(ctx.postit.as_deref());
-    let important = ctx.asks(&["important", "importanti", "vip", "importants", "wichtige"]);
+    let important = vip || ctx.says(Cue::Important);
     let request = choose::Request::of(&ctx.step.message, &[], important);
     let dir = Directory::load(ctx.gate.vault(), &ctx.config.folders);
     let (chosen, problems) = match choose::choose(&source, &postit.listing(), &request, &dir) {

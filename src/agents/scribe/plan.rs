@@ -41,6 +41,8 @@ pub(crate) struct Setting<'a> {
     pub inbox: &'a str,
     pub format: TaskFormat,
     pub names: &'a [Name],
+    /// The request is a quote capture: its one item is a quote, whatever it reads like.
+    pub quote: bool,
 }
 
 /// Words that make an event a meeting (its notes go with the meetings).
@@ -59,7 +61,7 @@ const MEETING_WORDS: &[&str] = &[
     "ミーティング",
 ];
 
-fn note_type(item: &Item) -> String {
+fn note_type(item: &Item, quote: bool) -> String {
     match item.kind {
         ItemKind::Task => "task".into(),
         ItemKind::Idea => "idea".into(),
@@ -71,13 +73,14 @@ fn note_type(item: &Item) -> String {
                 "event".into()
             }
         }
+        ItemKind::Note if quote => "quote".into(),
         ItemKind::Note => super::guess_type(&item.text()).to_string(),
     }
 }
 
 /// The note for one item; the links it made and the names it left alone.
 pub(crate) fn plan_item(item: &Item, s: &Setting) -> (Planned, Vec<Mention>, Vec<Mention>) {
-    let kind = note_type(item);
+    let kind = note_type(item, s.quote);
     let (head, mut linked, mut unsure) = names::link(&item.head, s.names);
     let (body, l2, u2) = names::link(&item.body.join("\n"), s.names);
     // a name linked in the head is not linked again below it

@@ -11,6 +11,7 @@ mod triage;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::common::{self, link_value_name};
+use super::cue::Cue;
 use super::{Ctx, NativeOutput};
 use crate::agents::filing::decide::last_segment;
 use crate::gate::GateError;
@@ -24,34 +25,36 @@ pub(crate) fn inbox_triage(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     triage(ctx, "inbox-triage")
 }
 
-/// The sorter agent: triage, or one of its modes (project pulse, priority triage).
+/// The sorter's modes (`agents/sorter.md`, `## Modes`), from the slug the dispatcher chose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SorterMode {
+    Triage,
+    SmartBatch,
+    PriorityTriage,
+    ProjectPulse,
+}
+
+impl SorterMode {
+    fn from_slug(slug: Option<&str>) -> SorterMode {
+        match slug {
+            Some("smart-batch") => SorterMode::SmartBatch,
+            Some("priority-triage") => SorterMode::PriorityTriage,
+            Some("project-pulse") => SorterMode::ProjectPulse,
+            _ => SorterMode::Triage,
+        }
+    }
+}
+
+/// The sorter agent: triage, or one of its modes. Handed work by another agent, the step has
+/// no mode (the user's words were for the other agent) and the sorter files what that
+/// request created.
 pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
-    // handed work by another agent, the sorter files what that request created: the user's
-    // words were for the other agent, and name none of its modes
-    if ctx.step.suggested_by.is_some() {
-        return triage(ctx, "sorter");
+    match SorterMode::from_slug(ctx.mode()) {
+        SorterMode::ProjectPulse => Ok(project_pulse(ctx)),
+        SorterMode::PriorityTriage => Ok(priority_triage(ctx)),
+        SorterMode::SmartBatch => smart_batch(ctx),
+        SorterMode::Triage => triage(ctx, "sorter"),
     }
-    if ctx.asks(&[
-        "project pulse",
-        "pulse",
-        "project activity",
-        "which projects are active",
-        "polso dei progetti",
-    ]) {
-        return Ok(project_pulse(ctx));
-    }
-    if ctx.asks(&[
-        "priority triage",
-        "urgent first",
-        "what needs attention",
-        "priority",
-    ]) {
-        return Ok(priority_triage(ctx));
-    }
-    if ctx.asks(&["smart batch", "batch sort", "batch"]) {
-        return smart_batch(ctx);
-    }
-    triage(ctx, "sorter")
 }
 
 /// Groups inbox notes that belong together: linked to each other, naming the same project or
@@ -146,7 +149,7 @@ fn stem_of(path: &str) -> String {
 /// Smart batch: show the clusters, cross-link them when asked to apply, then file the inbox.
 fn smart_batch(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let groups = clusters(ctx);
-    let apply = ctx.apply || ctx.asks(&["apply", "cross link", "link them"]);
+    let apply = ctx.apply || ctx.says(Cue::Apply);
     let l = ctx.lang;
     let mut head = crate::trn!(l, "sorter.batch.heading", groups.len());
     for (n, (paths, why)) in groups.iter().enumerate() {

@@ -22,17 +22,6 @@ use crate::tr;
 use crate::vault::Vault;
 use crate::vault::classify;
 
-/// Words asking the sorter to give filed notes the naming convention.
-const RENAME_WORDS: &[&str] = &[
-    "rename",
-    "naming convention",
-    "rinomina",
-    "renommer",
-    "renombrar",
-    "umbenennen",
-    "renomear",
-];
-
 /// Passes over the inbox at most: each after the first decides again the notes that stayed
 /// near one the pass before filed.
 const PASSES: usize = 3;
@@ -97,7 +86,7 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
     if !ctx.gate.dir_exists(&inbox) {
         return Ok(no_inbox(ctx, &inbox));
     }
-    let rename = ctx.asks(RENAME_WORDS);
+    let rename = ctx.says(crate::agents::cue::Cue::Rename);
     let homes = decide::homes(&ctx.config.folders, |d| ctx.gate.subdirs(d));
     let scope = Scope::of(ctx);
     let into = ctx.file_into;
