@@ -431,13 +431,12 @@ impl CrewExecutor<'_> {
             Ok(native_out) => {
                 self.attention |= native_out.attention;
                 out.output = native_out.text;
-                let unchanged = previous.map(str::trim) == Some(native_out.postit.trim());
+                let body = postit::merge(previous, &native_out.postit);
+                let unchanged = previous.map(str::trim) == Some(body.trim());
                 if !unchanged {
                     let stamp = crate::agents::common::now_stamp(&self.now);
                     let states = self.crew.config.folders.states();
-                    if let Err(e) =
-                        postit::write(&mut self.gate, &states, owner, &stamp, &native_out.postit)
-                    {
+                    if let Err(e) = postit::write(&mut self.gate, &states, owner, &stamp, &body) {
                         tracing::warn!("could not write the post-it of {owner}: {e}");
                     }
                 }

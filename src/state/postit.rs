@@ -60,9 +60,66 @@ pub fn write(
     result
 }
 
+/// The key of a `key: value` line whose key is one word (`mail-mark: …`), the lines one mode
+/// of an agent keeps for the next run; free lines ("graph audit 2026-12-03: …") have none.
+fn key_of(line: &str) -> Option<&str> {
+    let (key, _) = line.trim_start_matches("- ").split_once(':')?;
+    let key = key.trim();
+    let word = !key.is_empty()
+        && key.starts_with(|c: char| c.is_ascii_lowercase())
+        && key
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    word.then_some(key)
+}
+
+/// The post-it a run leaves: its own body, after the keyed lines of the previous post-it that
+/// it does not set. Several writers share one post-it — an agent's modes, the skills it owns, a
+/// model that answered with no post-it section — and one of them must not wipe what another
+/// keeps (the postman's mail mark and listing numbers outlived a weekly agenda only this way).
+/// The kept lines go first, so the 30-line cut takes the new run's tail, not them.
+pub fn merge(previous: Option<&str>, new: &str) -> String {
+    let new = new.trim_matches(['\r', '\n']);
+    let set: Vec<&str> = new.lines().filter_map(key_of).collect();
+    let kept: Vec<&str> = previous
+        .unwrap_or("")
+        .lines()
+        .filter(|l| key_of(l).is_some_and(|k| !set.contains(&k)))
+        .collect();
+    if kept.is_empty() {
+        return new.to_string();
+    }
+    let mut out = kept.join("\n");
+    if !new.is_empty() {
+        out.push('\n');
+        out.push_str(new);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_writer_keeps_the_keyed_lines_it_does_not_set() {
+        let previous = "mail-mark: 12 a\nlisting: 1=x 2=y\nagenda for week of 2026-11-30: 3 items";
+        // a skill of the same owner writes a free line: the keys stay, the old free line goes
+        let merged = merge(Some(previous), "agenda for week of 2026-12-07: 1 items");
+        assert_eq!(
+            merged,
+            "mail-mark: 12 a\nlisting: 1=x 2=y\nagenda for week of 2026-12-07: 1 items"
+        );
+        // a writer that sets a key replaces it
+        assert_eq!(
+            merge(Some(previous), "listing: 1=z\nmail-mark: 13 b"),
+            "listing: 1=z\nmail-mark: 13 b"
+        );
+        // nothing before: the body as given
+        assert_eq!(merge(None, "captured 2 note(s)"), "captured 2 note(s)");
+        // a line whose "key" is a phrase or a date is free text, never carried
+        assert_eq!(merge(Some("last run 2026-12-01: x\nNote: y"), "z"), "z");
+    }
 
     #[test]
     fn renders_and_reads_back() {
