@@ -7,8 +7,9 @@ use serde_json::json;
 
 use super::commands::load_crew;
 use super::{AgentsAction, Global, SkillsAction, out, out_json};
+use crew::agents::architect::manage::{AgentChange, change_agent, check};
 use crew::crew::definition::Definition;
-use crew::crew::registry::{self, Status};
+use crew::crew::registry::Status;
 use crew::crew::{Crew, CrewSource, Executor, Kind};
 use crew::gate::{Gate, Policy};
 use crew::state::journal::Journal;
@@ -160,9 +161,9 @@ pub fn agents(g: &Global, action: AgentsAction) -> anyhow::Result<u8> {
             },
             dry_run,
         ),
-        AgentsAction::Disable { name, dry_run } => set_status(g, &name, Status::Disabled, dry_run),
-        AgentsAction::Enable { name, dry_run } => set_status(g, &name, Status::Active, dry_run),
-        AgentsAction::Remove { name, dry_run } => remove_agent(g, &name, dry_run),
+        AgentsAction::Disable { name, dry_run } => change(g, &name, AgentChange::Disable, dry_run),
+        AgentsAction::Enable { name, dry_run } => change(g, &name, AgentChange::Enable, dry_run),
+        AgentsAction::Remove { name, dry_run } => change(g, &name, AgentChange::Remove, dry_run),
     }
 }
 
@@ -256,87 +257,42 @@ pub(super) fn definition_gate(
 /// The last line of a dry run's report.
 pub(super) const DRY_RUN_NOTE: &str = "Dry run: nothing was written.";
 
-fn custom_row_or_fail(crew: &Crew, name: &str) -> anyhow::Result<()> {
-    if Crew::is_core(name) {
-        bail!("`{name}` is a core agent; core agents cannot be disabled or removed");
-    }
-    if !crew
-        .registry
-        .agents
-        .iter()
-        .any(|r| r.name == name && r.custom)
-    {
-        bail!("no custom agent `{name}` in the registry; `crew agents list` shows them");
-    }
-    Ok(())
-}
-
-fn set_status(g: &Global, name: &str, status: Status, dry_run: bool) -> anyhow::Result<u8> {
+/// Disables, enables or removes a custom agent (the library's one lifecycle), and says so.
+fn change(g: &Global, name: &str, change: AgentChange, dry_run: bool) -> anyhow::Result<u8> {
     let crew = load_crew(g)?;
-    custom_row_or_fail(&crew, name)?;
-    if status == Status::Active && crew.agent(name).is_none() {
-        bail!(
-            "`{name}` was removed (its file is gone); create it again with `crew agents new {name}`"
-        );
-    }
+    // the protections first: a core or unknown name never needs the definition's folder
+    check(&crew, name, change)?;
     let (mut gate, prefix) = definition_gate(g, &crew, dry_run)?;
-    let reg_path = format!("{prefix}references/agents-registry.md");
-    let text = gate.read_text(&reg_path).unwrap_or_default();
-    let Some(updated) = registry::set_custom_status(&text, name, status) else {
-        bail!("no custom row for `{name}` in {reg_path}");
-    };
-    gate.write(&reg_path, updated.as_bytes())?;
-    let word = if status == Status::Active {
-        "enabled"
-    } else {
-        "disabled"
-    };
+    let done = change_agent(&mut gate, &crew, &prefix, name, change)?;
     if g.json {
-        out_json(&json!({"agent": name, "status": word, "dry_run": dry_run}))?;
-    } else if dry_run {
-        out(&format!("{name} would be {word}.\n{DRY_RUN_NOTE}"))?;
-    } else {
-        out(&format!("{name} is {word}."))?;
-    }
-    Ok(0)
-}
-
-fn remove_agent(g: &Global, name: &str, dry_run: bool) -> anyhow::Result<u8> {
-    let crew = load_crew(g)?;
-    custom_row_or_fail(&crew, name)?;
-    let (mut gate, prefix) = definition_gate(g, &crew, dry_run)?;
-    let reg_path = format!("{prefix}references/agents-registry.md");
-    let text = gate.read_text(&reg_path).unwrap_or_default();
-    if let Some(updated) = registry::set_custom_status(&text, name, Status::Disabled) {
-        gate.write(&reg_path, updated.as_bytes())?;
-    }
-    let file = format!("{prefix}agents/{name}.md");
-    let kept = if gate.exists(&file) {
-        Some(
-            gate.move_file(&file, &format!("{prefix}removed/{name}.md"))?
-                .to,
-        )
-    } else {
-        None
-    };
-    if g.json {
-        out_json(
-            &json!({"agent": name, "status": "disabled", "file_kept_at": kept, "dry_run": dry_run}),
-        )?;
-    } else {
-        let kept = kept
-            .map(|k| format!(" and its file is kept at {k}"))
-            .unwrap_or_default();
-        if dry_run {
-            out(&format!(
-                "{name} would be removed: its registry row would stay as disabled{}.\n{DRY_RUN_NOTE}",
-                kept.replace("is kept", "would be kept")
-            ))?;
+        let mut j = json!({"agent": name, "dry_run": dry_run});
+        if change == AgentChange::Remove {
+            j["status"] = json!("disabled");
+            j["file_kept_at"] = json!(done.file_kept_at);
         } else {
-            out(&format!(
-                "{name} is removed: its registry row stays as disabled{kept}."
-            ))?;
+            j["status"] = json!(change.done_word());
         }
+        out_json(&j)?;
+        return Ok(0);
     }
+    let text = match change {
+        AgentChange::Remove => {
+            let kept = done
+                .file_kept_at
+                .map(|k| format!(" and its file is kept at {k}"))
+                .unwrap_or_default();
+            if dry_run {
+                format!(
+                    "{name} would be removed: its registry row would stay as disabled{}.\n{DRY_RUN_NOTE}",
+                    kept.replace("is kept", "would be kept")
+                )
+            } else {
+                format!("{name} is removed: its registry row stays as disabled{kept}.")
+            }
+        }
+        _ if dry_run => format!("{name} would be {}.\n{DRY_RUN_NOTE}", change.done_word()),
+        _ => format!("{name} is {}.", change.done_word()),
+    };
+    out(&text)?;
     Ok(0)
 }

@@ -9,6 +9,7 @@ mod defrag;
 mod defrag_plan;
 mod defrag_report;
 mod folders;
+pub mod manage;
 pub mod onboard;
 
 pub use defrag::defrag;
