@@ -238,6 +238,7 @@ impl CrewExecutor<'_> {
             postit,
             now: self.now,
             apply: self.opts.apply,
+            confirmed: self.opts.yes,
             hold: &self.opts.hold,
             file_into: self.opts.file_into.as_ref(),
             log: Vec::new(),

@@ -56,6 +56,9 @@ pub struct Ctx<'a> {
     pub now: NaiveDateTime,
     /// `--fix` / "apply": allow the agent's safe changes beyond its default ones.
     pub apply: bool,
+    /// `--yes`: the user confirmed what the request asks, so a change an agent would only plan
+    /// (a custom agent disabled or removed) is made.
+    pub confirmed: bool,
     /// Vault paths not to touch in this run (notes still being written).
     pub hold: &'a [String],
     /// `crew triage --into FOLDER NOTE…`: the notes the user files, and where.

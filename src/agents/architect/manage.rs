@@ -7,6 +7,7 @@ use std::path::Path;
 
 use crate::crew::registry::{self, Status};
 use crate::crew::{Crew, CrewSource};
+use crate::agents::{Ctx, NativeOutput};
 use crate::gate::{Gate, GateError};
 
 /// What to do to a custom agent.
@@ -18,6 +19,16 @@ pub enum AgentChange {
 }
 
 impl AgentChange {
+    /// The change a `/manage-agent` mode asks for (`None`: list the crew).
+    pub fn from_slug(mode: Option<&str>) -> Option<AgentChange> {
+        match mode? {
+            "disable" => Some(AgentChange::Disable),
+            "enable" => Some(AgentChange::Enable),
+            "remove" => Some(AgentChange::Remove),
+            _ => None,
+        }
+    }
+
     /// The word for what happened (`disabled`, `enabled`, `removed`).
     pub fn done_word(self) -> &'static str {
         match self {
@@ -153,4 +164,71 @@ pub fn named_agent<'c>(crew: &'c Crew, message: &str) -> Option<&'c str> {
             !n.trim().is_empty() && text.contains(&format!(" {} ", n.trim()))
         })
         .max_by_key(|name| name.len())
+}
+
+/// `/manage-agent` asked to change an agent: names it from the request, refuses what the
+/// lifecycle refuses, plans unless the user confirmed (`--yes`, `--fix`), then changes it
+/// through the run's gate — the run lets this skill, and only it, touch the definition.
+pub(crate) fn on_request(ctx: &mut Ctx, change: AgentChange) -> Result<NativeOutput, GateError> {
+    let l = ctx.lang;
+    let answer = |text: String, postit: String| NativeOutput {
+        text,
+        postit,
+        attention: false,
+    };
+    let Some(name) = named_agent(ctx.crew, &ctx.step.message).map(str::to_string) else {
+        let names: Vec<String> = ctx
+            .crew
+            .registry
+            .agents
+            .iter()
+            .filter(|r| r.custom)
+            .map(|r| format!("`{}`", r.name))
+            .collect();
+        let names = if names.is_empty() {
+            "—".to_string()
+        } else {
+            names.join(", ")
+        };
+        return Ok(answer(
+            crate::tr!(l, "manage.which", names = names),
+            "asked which agent to change".into(),
+        ));
+    };
+    if let Err(e) = check(ctx.crew, &name, change) {
+        return Ok(answer(format!("{e}\n"), format!("refused to change {name}")));
+    }
+    let verb = match change {
+        AgentChange::Disable => "disable",
+        AgentChange::Enable => "enable",
+        AgentChange::Remove => "remove",
+    };
+    let Some(prefix) = definition_prefix(ctx.crew, ctx.gate.root()) else {
+        return Ok(answer(
+            crate::tr!(l, "manage.outside", verb = verb, agent = name),
+            format!("could not {verb} {name}: definition outside the vault"),
+        ));
+    };
+    if !(ctx.confirmed || ctx.apply) {
+        let apply = crate::shell::crew(&["ask", "--yes", &ctx.step.message]);
+        let plan = match change {
+            AgentChange::Disable => crate::tr!(l, "manage.plan.disable", agent = name, apply = apply),
+            AgentChange::Enable => crate::tr!(l, "manage.plan.enable", agent = name, apply = apply),
+            AgentChange::Remove => crate::tr!(l, "manage.plan.remove", agent = name, apply = apply),
+        };
+        return Ok(answer(plan, format!("planned to {verb} {name}")));
+    }
+    let done = match change_agent(ctx.gate, ctx.crew, &prefix, &name, change) {
+        Ok(done) => done,
+        Err(ManageError::Gate(e)) => return Err(e),
+        Err(e) => return Ok(answer(format!("{e}\n"), format!("could not {verb} {name}"))),
+    };
+    ctx.log.push(format!("{verb} custom agent {name}"));
+    let kept = done.file_kept_at.unwrap_or_default();
+    let text = match change {
+        AgentChange::Disable => crate::tr!(l, "manage.done.disable", agent = name),
+        AgentChange::Enable => crate::tr!(l, "manage.done.enable", agent = name),
+        AgentChange::Remove => crate::tr!(l, "manage.done.remove", agent = name, kept = kept),
+    };
+    Ok(answer(text, format!("{} {name} on {}", change.done_word(), ctx.today())))
 }

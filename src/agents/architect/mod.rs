@@ -537,8 +537,12 @@ pub fn onboarding(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     })
 }
 
-/// `/manage-agent`: lists the crew; edits and removals are CLI commands.
+/// `/manage-agent`: disables, enables or removes a custom agent by asking (planned unless
+/// confirmed), else lists the crew.
 pub(crate) fn manage_agent(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+    if let Some(change) = manage::AgentChange::from_slug(ctx.mode()) {
+        return manage::on_request(ctx, change);
+    }
     let l = ctx.lang;
     let mut out = crate::tr!(l, "crew.heading");
     for a in &ctx.crew.agents {
