@@ -81,7 +81,11 @@ fn a_custom_agent_is_disabled_enabled_and_removed_by_asking() {
     let after_plan = common::snapshot(v.path());
     for (path, bytes) in &before {
         if !path.contains("Meta/") && !path.starts_with(".crew/state") {
-            assert_eq!(after_plan.get(path), Some(bytes), "{path} changed by a plan");
+            assert_eq!(
+                after_plan.get(path),
+                Some(bytes),
+                "{path} changed by a plan"
+            );
         }
     }
 

@@ -81,7 +81,20 @@ pub(crate) fn deadline_radar(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         today + Duration::days(30),
     );
     items.extend(events);
-    items.sort();
+    // mail not saved yet that names a deadline: saved mail carries a `deadline` key already
+    let (mail, mail_problems) = super::postman::inbox::mail_deadlines(
+        ctx,
+        today - Duration::days(30),
+        today + Duration::days(30),
+    );
+    items.extend(mail);
+    // a VIP's mail first on its day
+    let vip = |d: &Dated| d.source != super::postman::inbox::VIP_SOURCE;
+    items.sort_by(|a, b| {
+        (a.date, vip(a))
+            .cmp(&(b.date, vip(b)))
+            .then_with(|| a.cmp(b))
+    });
     let b = buckets(&items, today);
     let l = ctx.lang;
     let titles = [
@@ -112,8 +125,7 @@ pub(crate) fn deadline_radar(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         }
         out.push('\n');
     }
-    // saved emails carry a `deadline` key, so they are already among the notes
-    for p in &calendar_problems {
+    for p in calendar_problems.iter().chain(&mail_problems) {
         out.push_str(&crate::tr!(l, "radar.skipped", problem = p));
     }
     if ctx.says(super::cue::Cue::WriteDown) {

@@ -5,9 +5,9 @@
 
 use std::path::Path;
 
+use crate::agents::{Ctx, NativeOutput};
 use crate::crew::registry::{self, Status};
 use crate::crew::{Crew, CrewSource};
-use crate::agents::{Ctx, NativeOutput};
 use crate::gate::{Gate, GateError};
 
 /// What to do to a custom agent.
@@ -196,7 +196,10 @@ pub(crate) fn on_request(ctx: &mut Ctx, change: AgentChange) -> Result<NativeOut
         ));
     };
     if let Err(e) = check(ctx.crew, &name, change) {
-        return Ok(answer(format!("{e}\n"), format!("refused to change {name}")));
+        return Ok(answer(
+            format!("{e}\n"),
+            format!("refused to change {name}"),
+        ));
     }
     let verb = match change {
         AgentChange::Disable => "disable",
@@ -212,7 +215,9 @@ pub(crate) fn on_request(ctx: &mut Ctx, change: AgentChange) -> Result<NativeOut
     if !(ctx.confirmed || ctx.apply) {
         let apply = crate::shell::crew(&["ask", "--yes", &ctx.step.message]);
         let plan = match change {
-            AgentChange::Disable => crate::tr!(l, "manage.plan.disable", agent = name, apply = apply),
+            AgentChange::Disable => {
+                crate::tr!(l, "manage.plan.disable", agent = name, apply = apply)
+            }
             AgentChange::Enable => crate::tr!(l, "manage.plan.enable", agent = name, apply = apply),
             AgentChange::Remove => crate::tr!(l, "manage.plan.remove", agent = name, apply = apply),
         };
@@ -230,5 +235,8 @@ pub(crate) fn on_request(ctx: &mut Ctx, change: AgentChange) -> Result<NativeOut
         AgentChange::Enable => crate::tr!(l, "manage.done.enable", agent = name),
         AgentChange::Remove => crate::tr!(l, "manage.done.remove", agent = name, kept = kept),
     };
-    Ok(answer(text, format!("{} {name} on {}", change.done_word(), ctx.today())))
+    Ok(answer(
+        text,
+        format!("{} {name} on {}", change.done_word(), ctx.today()),
+    ))
 }

@@ -1,12 +1,11 @@
 //! One message as the postman sees it: sender, subject, date, text, whether it is bulk mail,
 //! and the deadline it names. Parsed with `mail-parser` (MIME, transfer and charset encodings).
 
-use std::sync::LazyLock;
-
-use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime, Weekday};
+use chrono::NaiveDateTime;
 use mail_parser::MimeHeaders;
-use regex::Regex;
 
+pub use super::deadline::Deadline;
+use super::deadline::find_deadline;
 use super::one_line;
 
 /// A parsed message.
@@ -192,13 +191,6 @@ fn decode_8bit(raw: &[u8], charset: &str) -> Option<String> {
     Some(decode(raw))
 }
 
-/// A deadline found in a message, with the words that named it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Deadline {
-    pub date: NaiveDate,
-    pub words: String,
-}
-
 /// The part of a body the sender wrote: quoted lines and the history under "On … wrote:" or
 /// a forwarded-message marker are left out, so an old date is not taken for a deadline.
 fn fresh_text(text: &str) -> String {
@@ -221,160 +213,13 @@ fn fresh_text(text: &str) -> String {
     out
 }
 
-const MONTHS: &str = "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?";
-const WEEKDAYS: &str = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?|fri|sat|sun";
-const LEAD: &str = r"by|due(?:\s+(?:on|by))?|before|until|till|no later than|deadline(?:\s+is)?:?";
-
-static ISO: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b(\d{4})-(\d{2})-(\d{2})\b").expect("static regex"));
-static DAY_MONTH: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(
-        r"(?i)\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({MONTHS})\.?(?:,?\s+(\d{{4}}))?\b"
-    ))
-    .expect("static regex")
-});
-static MONTH_DAY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(
-        r"(?i)\b({MONTHS})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}}))?"
-    ))
-    .expect("static regex")
-});
-static RELATIVE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(
-        r"(?i)\b(?:{LEAD})\s+(?:(?:this|next|the)\s+)?({WEEKDAYS}|tomorrow|today|tonight|eod|eow|end of (?:the )?(?:day|week))\b"
-    ))
-    .expect("static regex")
-});
-
-fn month_number(word: &str) -> Option<u32> {
-    let w = word.to_lowercase();
-    let names = [
-        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
-    ];
-    names
-        .iter()
-        .position(|m| w.starts_with(m))
-        .map(|i| i as u32 + 1)
-}
-
-fn weekday_of(word: &str) -> Option<Weekday> {
-    let w = word.to_lowercase();
-    let days = [
-        ("mon", Weekday::Mon),
-        ("tue", Weekday::Tue),
-        ("wed", Weekday::Wed),
-        ("thu", Weekday::Thu),
-        ("fri", Weekday::Fri),
-        ("sat", Weekday::Sat),
-        ("sun", Weekday::Sun),
-    ];
-    days.iter().find(|(p, _)| w.starts_with(p)).map(|(_, d)| *d)
-}
-
-/// A date without a year is the next such day on or after the message was sent (a message
-/// of late December asking for "January 5" means the coming January).
-fn with_year(month: u32, day: u32, year: Option<i32>, sent: NaiveDate) -> Option<NaiveDate> {
-    match year {
-        Some(y) => NaiveDate::from_ymd_opt(y, month, day),
-        None => {
-            let this = NaiveDate::from_ymd_opt(sent.year(), month, day)?;
-            if this >= sent {
-                Some(this)
-            } else {
-                NaiveDate::from_ymd_opt(sent.year() + 1, month, day)
-            }
-        }
-    }
-}
-
-/// The earliest date at or after `sent` that `text` names: ISO and written-out dates, and
-/// relative ones after a deadline word ("by Friday", "due tomorrow", "by end of week").
-pub(crate) fn find_deadline(text: &str, sent: NaiveDate) -> Option<Deadline> {
-    let mut found: Vec<Deadline> = Vec::new();
-    let mut push = |date: Option<NaiveDate>, words: &str| {
-        if let Some(date) = date.filter(|d| *d >= sent && (*d - sent).num_days() <= 366) {
-            found.push(Deadline {
-                date,
-                words: words.trim().to_string(),
-            });
-        }
-    };
-    for c in ISO.captures_iter(text) {
-        let n = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
-        let date = match (n(1), n(2), n(3)) {
-            (Some(y), Some(m), Some(d)) => NaiveDate::from_ymd_opt(y as i32, m, d),
-            _ => None,
-        };
-        push(date, &c[0]);
-    }
-    for c in DAY_MONTH.captures_iter(text) {
-        let day = c.get(1).and_then(|m| m.as_str().parse().ok());
-        let month = c.get(2).and_then(|m| month_number(m.as_str()));
-        let year = c.get(3).and_then(|m| m.as_str().parse().ok());
-        if let (Some(d), Some(m)) = (day, month) {
-            push(with_year(m, d, year, sent), &c[0]);
-        }
-    }
-    for c in MONTH_DAY.captures_iter(text) {
-        // "may" is also a verb: only a capitalised "May 4" counts
-        if c[1].eq_ignore_ascii_case("may") && &c[1] != "May" {
-            continue;
-        }
-        let month = c.get(1).and_then(|m| month_number(m.as_str()));
-        let day = c.get(2).and_then(|m| m.as_str().parse().ok());
-        let year = c.get(3).and_then(|m| m.as_str().parse().ok());
-        if let (Some(d), Some(m)) = (day, month) {
-            push(with_year(m, d, year, sent), &c[0]);
-        }
-    }
-    for c in RELATIVE.captures_iter(text) {
-        let what = c[1].to_lowercase();
-        let date = match what.as_str() {
-            "today" | "tonight" | "eod" => Some(sent),
-            "tomorrow" => Some(sent + Duration::days(1)),
-            w if w == "eow" || w.ends_with("week") => {
-                let ahead = (Weekday::Fri.num_days_from_monday() as i64
-                    - sent.weekday().num_days_from_monday() as i64)
-                    .rem_euclid(7);
-                Some(sent + Duration::days(ahead))
-            }
-            w if w.starts_with("end of") => Some(sent),
-            w => weekday_of(w).map(|day| {
-                // the coming such day; a message sent on a Friday asking "by Friday" means a week on
-                let ahead = (day.num_days_from_monday() as i64
-                    - sent.weekday().num_days_from_monday() as i64)
-                    .rem_euclid(7);
-                sent + Duration::days(if ahead == 0 { 7 } else { ahead })
-            }),
-        };
-        push(date, &c[0]);
-    }
-    found.into_iter().min_by_key(|d| d.date)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chrono::NaiveDate;
 
     fn d(s: &str) -> NaiveDate {
         NaiveDate::parse_from_str(s, "%Y-%m-%d").expect("date")
-    }
-
-    #[test]
-    fn deadlines_in_words_and_dates() {
-        // 2026-12-01 is a Tuesday
-        let sent = d("2026-12-01");
-        let f = |t: &str| find_deadline(t, sent).map(|x| x.date);
-        assert_eq!(f("please send it by Friday"), Some(d("2026-12-04")));
-        assert_eq!(f("Due tomorrow!"), Some(d("2026-12-02")));
-        assert_eq!(f("the report is due 2026-12-10"), Some(d("2026-12-10")));
-        assert_eq!(f("we met on 2026-11-03"), None);
-        assert_eq!(f("deadline: 15 December"), Some(d("2026-12-15")));
-        assert_eq!(f("Submit by Jan 5th"), Some(d("2027-01-05")));
-        assert_eq!(f("you may 4 times"), None);
-        assert_eq!(f("by Tuesday"), Some(d("2026-12-08")));
-        assert_eq!(f("nothing here"), None);
-        assert_eq!(f("by end of week"), Some(d("2026-12-04")));
     }
 
     #[test]

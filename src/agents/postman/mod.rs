@@ -8,9 +8,11 @@
 pub mod calendar;
 pub mod check;
 pub mod choose;
+pub mod deadline;
 pub mod draft;
 pub mod events;
 pub mod imap;
+pub(crate) mod inbox;
 pub mod language;
 pub mod mail;
 pub mod people;
@@ -203,6 +205,11 @@ enum Saved {
 
 /// Outside text as a one-line, quoted frontmatter value (see [`inert`]); applying it to a
 /// value it made gives that value again, so a note re-read compares equal.
+/// A Message-ID as a saved note holds it (one line, made inert), for finding that note again.
+pub(crate) fn inert_id(id: &str) -> String {
+    inert(&one_line(id))
+}
+
 pub(crate) fn q(s: &str) -> String {
     serde_json::to_string(&inert(&one_line(s))).unwrap_or_else(|_| "\"\"".into())
 }
@@ -217,7 +224,7 @@ fn save_one(
     source: &str,
 ) -> Result<Saved, GateError> {
     // compared as it is written (see `q`), so an odd Message-ID is still found again
-    if let Some(id) = m.message_id.as_deref().map(|id| inert(&one_line(id)))
+    if let Some(id) = m.message_id.as_deref().map(inert_id)
         && let Some(n) = ctx
             .gate
             .vault()

@@ -59,6 +59,9 @@ struct Upcoming {
     note: Option<String>,
 }
 
+/// Messages a brief lists at most.
+const MAIL_IN_BRIEF: usize = 5;
+
 fn is_meeting(n: &Note, meetings: &str) -> bool {
     n.property_str("type")
         .is_some_and(|t| t.eq_ignore_ascii_case("meeting"))
@@ -241,7 +244,42 @@ fn brief(ctx: &Ctx, m: &Upcoming) -> String {
     }
     brief.push_str("\n## Open tasks that mention them\n\n");
     open_tasks(ctx, &known, &mut brief);
+    mail_section(ctx, m, &known, &mut brief);
     brief
+}
+
+/// Recent mail about the meeting — from its attendees or naming it in the subject — a VIP's
+/// first; left out when no mail source is configured.
+fn mail_section(ctx: &Ctx, m: &Upcoming, known: &[&Person], brief: &mut String) {
+    if super::source::Source::configured(&ctx.config.mail, ctx.gate.root()).is_none() {
+        return;
+    }
+    let mut addresses: Vec<String> = m
+        .attendees
+        .iter()
+        .filter_map(|a| a.email.as_deref().map(str::to_lowercase))
+        .collect();
+    addresses.extend(known.iter().flat_map(|p| p.emails.iter().cloned()));
+    let (mails, problems) = super::inbox::mail_about(ctx, &m.title, &addresses);
+    brief.push_str("\n## Mail about it\n\n");
+    if mails.is_empty() {
+        brief.push_str("- none in the recent mail\n");
+    }
+    for mail in mails.iter().take(MAIL_IN_BRIEF) {
+        let date = mail.date.map(|d| d.date().to_string()).unwrap_or_default();
+        let deadline = mail
+            .deadline()
+            .map(|d| format!(" — deadline {} (\"{}\")", d.date, md_inline(&d.words)))
+            .unwrap_or_default();
+        brief.push_str(&format!(
+            "- {date} **{}** from {}{deadline}\n",
+            md_inline(&mail.subject),
+            md_inline(&mail.sender())
+        ));
+    }
+    for p in problems {
+        brief.push_str(&format!("- skipped: {}\n", md_inline(&p)));
+    }
 }
 
 /// One line per attendee (the user left out); returns those with a People note.
