@@ -60,13 +60,15 @@ pub(crate) fn path_of(uri: &str) -> Option<String> {
 
 /// A tool's arguments, or why they do not fit its schema: a mistake in them is a tool error
 /// the assistant reads and corrects (as MCP asks), not a protocol error it never sees.
-pub struct Args<T>(Result<T, String>);
+pub struct Args<T>(Result<T, Refusal>);
 
 impl<'de, T: DeserializeOwned> Deserialize<'de> for Args<T> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let value = serde_json::Value::deserialize(d)?;
         Ok(Args(serde_json::from_value(value).map_err(|e| {
-            format!("the arguments do not fit this tool's input schema: {e}")
+            Refusal(format!(
+                "the arguments do not fit this tool's input schema: {e}"
+            ))
         })))
     }
 }
@@ -147,11 +149,11 @@ impl CrewServer {
     }
 
     /// [`Self::blocking`] for a tool: a refusal is the tool's error result (`isError`).
-    async fn tool<F>(&self, work: F) -> Result<String, String>
+    async fn tool<F>(&self, work: F) -> Result<String, Refusal>
     where
         F: FnOnce(&Session) -> Result<String, Refusal> + Send + 'static,
     {
-        self.blocking(work).await.map_err(|r| r.0)
+        self.blocking(work).await
     }
 }
 
@@ -164,7 +166,7 @@ impl CrewServer {
     async fn search(
         &self,
         Parameters(Args(a)): Parameters<Args<SearchArgs>>,
-    ) -> Result<String, String> {
+    ) -> Result<String, Refusal> {
         let a = a?;
         self.tool(move |s| s.search(&a.query, a.limit.map(|n| n as usize)))
             .await
@@ -177,7 +179,7 @@ impl CrewServer {
     async fn read_note(
         &self,
         Parameters(Args(a)): Parameters<Args<ReadNoteArgs>>,
-    ) -> Result<String, String> {
+    ) -> Result<String, Refusal> {
         let a = a?;
         self.tool(move |s| s.read_note(&a.path, a.offset.map(|n| n as usize)))
             .await
@@ -190,7 +192,7 @@ impl CrewServer {
     async fn backlinks(
         &self,
         Parameters(Args(a)): Parameters<Args<BacklinksArgs>>,
-    ) -> Result<String, String> {
+    ) -> Result<String, Refusal> {
         let a = a?;
         self.tool(move |s| s.backlinks(&a.note)).await
     }
@@ -199,7 +201,7 @@ impl CrewServer {
         description = "Counts of the vault: notes, attachments, links, broken links, orphans, tags.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn vault_stats(&self) -> Result<String, String> {
+    async fn vault_stats(&self) -> Result<String, Refusal> {
         self.tool(Session::vault_stats).await
     }
 
@@ -210,7 +212,7 @@ impl CrewServer {
     async fn route(
         &self,
         Parameters(Args(a)): Parameters<Args<RouteArgs>>,
-    ) -> Result<String, String> {
+    ) -> Result<String, Refusal> {
         let a = a?;
         self.tool(move |s| s.route(&a.message)).await
     }
@@ -229,7 +231,7 @@ impl CrewServer {
         Parameters(Args(a)): Parameters<Args<AskArgs>>,
         meta: RequestMetaObject,
         peer: Peer<RoleServer>,
-    ) -> Result<String, String> {
+    ) -> Result<String, Refusal> {
         let a = a?;
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
         // crew's progress lines (the route, each agent chained) become progress notifications

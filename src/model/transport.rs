@@ -135,7 +135,7 @@ impl ChatBackend for HttpBackend {
                 200..=299 => {
                     return wire::decode(provider, &text).map_err(|d| ModelError::BadReply {
                         provider: pname,
-                        detail: d,
+                        detail: d.to_string(),
                     });
                 }
                 401 | 403 => {

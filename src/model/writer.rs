@@ -3,8 +3,29 @@
 //! small, checked piece of their work (the postman's summaries, the sorter's choice of folder)
 //! go through this; the prompts and the reading of answers stay with each agent.
 
-use super::{ChatBackend, ChatRequest, HttpBackend, Message, Settings};
+use super::{ChatBackend, ChatRequest, HttpBackend, Message, ModelError, Settings};
 use crate::crew::CrewConfig;
+
+/// Why a one-shot question got no usable answer.
+#[derive(Debug, thiserror::Error)]
+pub enum WriterError {
+    /// The model cannot be reached from here (no key, unknown prefix).
+    #[error("`{id}`: {source}")]
+    Unavailable {
+        id: String,
+        #[source]
+        source: ModelError,
+    },
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    #[error("the model asked for tools instead of answering")]
+    ToolsInstead,
+    #[error("the model sent an empty reply")]
+    Empty,
+    /// The answer lacks the form asked for; the words name it ("no summary").
+    #[error("the model's reply held {0}")]
+    Unusable(&'static str),
+}
 
 /// A model an agent may ask in this run, and what it has cost so far.
 pub struct Writer {
@@ -19,10 +40,13 @@ pub struct Writer {
 impl Writer {
     /// The model `id` over HTTP; `Err` (naming the model and what to fix) when it cannot be
     /// reached from here (no key, unknown prefix).
-    pub fn configured(id: &str, config: &CrewConfig) -> Result<Writer, String> {
+    pub fn configured(id: &str, config: &CrewConfig) -> Result<Writer, WriterError> {
         HttpBackend::for_model(id, config)
             .map(|(backend, model)| Writer::new(Box::new(backend), model, id.to_string()))
-            .map_err(|e| format!("`{id}`: {e}"))
+            .map_err(|source| WriterError::Unavailable {
+                id: id.to_string(),
+                source,
+            })
     }
 
     pub fn new(backend: Box<dyn ChatBackend>, model: String, id: String) -> Writer {
@@ -43,7 +67,7 @@ impl Writer {
         user: String,
         max_tokens: u64,
         temperature: f64,
-    ) -> Result<String, String> {
+    ) -> Result<String, WriterError> {
         let request = ChatRequest {
             model: self.model.clone(),
             system: system.to_string(),
@@ -55,11 +79,11 @@ impl Writer {
                 thinking_budget: None,
             },
         };
-        let reply = self.backend.chat(&request).map_err(|e| e.to_string())?;
+        let reply = self.backend.chat(&request)?;
         self.tokens_in += reply.tokens_in;
         self.tokens_out += reply.tokens_out;
         if !reply.tool_calls.is_empty() && reply.text.trim().is_empty() {
-            return Err("the model asked for tools instead of answering".into());
+            return Err(WriterError::ToolsInstead);
         }
         Ok(reply.text)
     }

@@ -80,21 +80,28 @@ pub fn list(dir: &Path) -> Result<Vec<Entry>, MaildirError> {
     Ok(out)
 }
 
+/// Why one message file was not read (it is skipped, and named).
+#[derive(Debug, thiserror::Error)]
+pub enum Unreadable {
+    #[error("not a regular file")]
+    NotAFile,
+    #[error("{0} bytes, more than the {max} MB crew reads", max = MAX_MESSAGE_BYTES / 1024 / 1024)]
+    TooLarge(u64),
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
 /// A message file's bytes, refusing what is not a regular file or is too large.
-pub fn read(entry: &Entry) -> Result<Vec<u8>, String> {
-    let meta = std::fs::metadata(&entry.path).map_err(|e| e.to_string())?;
+pub fn read(entry: &Entry) -> Result<Vec<u8>, Unreadable> {
+    let meta = std::fs::metadata(&entry.path)?;
     // a FIFO or device in a Maildir would block or never end
     if !meta.is_file() {
-        return Err("not a regular file".into());
+        return Err(Unreadable::NotAFile);
     }
     if meta.len() > MAX_MESSAGE_BYTES {
-        return Err(format!(
-            "{} bytes, more than the {} MB crew reads",
-            meta.len(),
-            MAX_MESSAGE_BYTES / 1024 / 1024
-        ));
+        return Err(Unreadable::TooLarge(meta.len()));
     }
-    std::fs::read(&entry.path).map_err(|e| e.to_string())
+    Ok(std::fs::read(&entry.path)?)
 }
 
 #[cfg(test)]

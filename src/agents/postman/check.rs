@@ -138,7 +138,7 @@ fn summarize(ctx: &Ctx, listed: &[Listed]) -> Option<ModelPart> {
         Ok(w) => w,
         Err(e) => {
             part.id = super::language::configured_model(ctx).unwrap_or_default();
-            part.error = Some(e);
+            part.error = Some(e.to_string());
             return Some(part);
         }
     };

@@ -115,29 +115,49 @@ fn listing_index(message: &str, words: &[String]) -> Option<usize> {
         .and_then(|c| c[1].parse().ok())
 }
 
-/// The messages a request names, with the problems met reading them; `Err` is the answer to
-/// give instead (no such number, no match, several matches).
+/// Why a request names no one message; its text is the answer to give instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum NotChosen {
+    #[error(
+        "There is no email number {number} in the last listing ({listed} shown). Say \"check my email\" to list what is new.\n"
+    )]
+    NoSuchNumber { number: usize, listed: usize },
+    #[error(
+        "Which email? The last listing has {0} message(s): say \"email N\" with its number, or name words of its subject or sender.\n"
+    )]
+    Which(usize),
+    /// No message holds the words; the words asked.
+    #[error("No email matches \"{0}\". Say \"check my email\" and then use the number it shows.\n")]
+    NoMatch(String),
+    /// Several messages hold them equally; one line per message (at most ten).
+    #[error(
+        "Several emails match; say \"check my email\" and then use the number it shows, or add words:\n{0}"
+    )]
+    Several(String),
+}
+
+/// The messages a request names, with the problems met reading them.
 pub(crate) fn choose(
     source: &Source,
     listing: &[(usize, String)],
     req: &Request,
     dir: &Directory,
-) -> Result<(Vec<Mail>, Vec<String>), String> {
+) -> Result<(Vec<Mail>, Vec<String>), NotChosen> {
     let listed_keys: Vec<String> = listing.iter().map(|(_, k)| k.clone()).collect();
     let (candidates, problems) = match (req.number, req.important, req.words.is_empty()) {
         (Some(n), _, _) => match listing.iter().find(|(i, _)| *i == n) {
             Some((_, k)) => source.fetch(std::slice::from_ref(k)),
             None => {
-                return Err(format!(
-                    "There is no email number {n} in the last listing ({} shown). Say \"check my email\" to list what is new.\n",
-                    listing.len()
-                ));
+                return Err(NotChosen::NoSuchNumber {
+                    number: n,
+                    listed: listing.len(),
+                });
             }
         },
         (None, true, _) | (None, false, true) => source.fetch(&listed_keys),
         (None, false, false) => source.recent(200),
     }
-    .unwrap_or_else(|e| (Vec::new(), vec![e]));
+    .unwrap_or_else(|e| (Vec::new(), vec![e.to_string()]));
     let chosen = if req.number.is_some() {
         candidates
     } else if req.important {
@@ -147,10 +167,7 @@ pub(crate) fn choose(
             .collect()
     } else if req.words.is_empty() {
         if candidates.len() != 1 {
-            return Err(format!(
-                "Which email? The last listing has {} message(s): say \"email N\" with its number, or name words of its subject or sender.\n",
-                candidates.len()
-            ));
+            return Err(NotChosen::Which(candidates.len()));
         }
         candidates
     } else {
@@ -170,7 +187,7 @@ fn important(m: &Mail, dir: &Directory) -> bool {
 }
 
 /// The one message whose subject and sender hold most of the words; a tie is asked about.
-fn best_match(candidates: Vec<Mail>, words: &[String]) -> Result<Vec<Mail>, String> {
+fn best_match(candidates: Vec<Mail>, words: &[String]) -> Result<Vec<Mail>, NotChosen> {
     let score = |m: &Mail| {
         let hay = crate::text::normalize(&format!("{} {}", m.subject, m.sender()));
         let hay: Vec<&str> = hay.split_whitespace().collect();
@@ -184,22 +201,21 @@ fn best_match(candidates: Vec<Mail>, words: &[String]) -> Result<Vec<Mail>, Stri
     if top.len() == 1 {
         return Ok(top);
     }
-    let mut t = if top.is_empty() {
-        format!(
-            "No email matches \"{}\". Say \"check my email\" and then use the number it shows.\n",
-            words.join(" ")
-        )
-    } else {
-        "Several emails match; say \"check my email\" and then use the number it shows, or add words:\n".to_string()
-    };
-    for m in top.iter().take(10) {
-        t.push_str(&format!(
-            "- **{}** — {}\n",
-            md_inline(&m.subject),
-            md_inline(&m.sender())
-        ));
+    if top.is_empty() {
+        return Err(NotChosen::NoMatch(words.join(" ")));
     }
-    Err(t)
+    let lines: String = top
+        .iter()
+        .take(10)
+        .map(|m| {
+            format!(
+                "- **{}** — {}\n",
+                md_inline(&m.subject),
+                md_inline(&m.sender())
+            )
+        })
+        .collect();
+    Err(NotChosen::Several(lines))
 }
 
 #[cfg(test)]

@@ -88,7 +88,7 @@ pub(crate) fn draft_reply(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let dir = Directory::load(ctx.gate.vault(), &ctx.config.folders);
     let (mails, problems) = match choose::choose(&source, &postit.listing(), &request, &dir) {
         Ok(found) => found,
-        Err(text) => return Ok(done(text, &postit)),
+        Err(not) => return Ok(done(not.to_string(), &postit)),
     };
     problems.iter().for_each(|p| tracing::warn!("postman: {p}"));
     let Some(mail) = mails.first() else {
@@ -102,7 +102,7 @@ pub(crate) fn draft_reply(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     };
     let mut writer = match writer {
         Ok(w) => w,
-        Err(e) => return Ok(done(fallback(&e, mail, None), &postit)),
+        Err(e) => return Ok(done(fallback(&e.to_string(), mail, None), &postit)),
     };
     if ctx.gate.is_dry_run() {
         // a plan spends no tokens: the model is asked only when the draft will be kept
@@ -133,6 +133,7 @@ pub(crate) fn draft_reply(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         Ok(r) => r,
         Err(e) => {
             tracing::warn!("postman: the model {} could not draft: {e}", writer.id);
+            let e = e.to_string();
             ctx.data = Some(data(None, Some(&e), &writer));
             return Ok(done(fallback(&e, mail, Some(&writer.id)), &postit));
         }

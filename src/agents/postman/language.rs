@@ -9,6 +9,7 @@ use super::mail::Mail;
 use crate::agents::Ctx;
 use crate::model::fence::{Block, numbered_answers, one_line};
 pub use crate::model::writer::Writer;
+use crate::model::writer::WriterError;
 
 /// Characters of a message's plain text a prompt carries.
 pub(crate) const BODY_CHARS: usize = 2_000;
@@ -44,7 +45,7 @@ pub(crate) fn configured_model(ctx: &Ctx) -> Option<String> {
 impl Writer {
     /// The configured model: `None` when there is none, `Err` (naming what to fix) when it
     /// cannot be reached from here (no key, unknown prefix).
-    pub(crate) fn for_ctx(ctx: &Ctx) -> Option<Result<Writer, String>> {
+    pub(crate) fn for_ctx(ctx: &Ctx) -> Option<Result<Writer, WriterError>> {
         let id = configured_model(ctx)?;
         Some(Writer::configured(&id, ctx.config))
     }
@@ -64,7 +65,7 @@ impl Writer {
                 .and_then(|text| {
                     let found = parse_summaries(&text, &asked);
                     if found.is_empty() {
-                        Err("the model's reply held no summary".to_string())
+                        Err(WriterError::Unusable("no summary"))
                     } else {
                         Ok(found)
                     }
@@ -72,7 +73,7 @@ impl Writer {
             match answer {
                 Ok(found) => out.by_number.extend(found),
                 Err(e) => {
-                    out.error = Some(e);
+                    out.error = Some(e.to_string());
                     break;
                 }
             }
@@ -86,7 +87,7 @@ impl Writer {
         mail: &Mail,
         request: &str,
         user_name: Option<&str>,
-    ) -> Result<String, String> {
+    ) -> Result<String, WriterError> {
         let mut prompt = format!("The person's request: {}\n", one_line(request));
         if let Some(name) = user_name {
             prompt.push_str(&format!("Their name: {}\n", one_line(name)));
@@ -96,7 +97,7 @@ impl Writer {
         let text = self.ask(DRAFT_INSTRUCTIONS, prompt, 1_200, 0.3)?;
         let text = text.trim();
         if text.is_empty() {
-            return Err("the model sent an empty reply".into());
+            return Err(WriterError::Empty);
         }
         Ok(text.to_string())
     }
@@ -237,10 +238,15 @@ mod tests {
     fn an_empty_draft_is_an_error() {
         let m = mail("Dinner", "Are you coming?");
         let (mut w, seen) = writer(vec![text("  \n"), text("Yes, I'll be there.\n\nMe")]);
-        assert!(w.draft_reply(&m, "draft a reply", None).is_err());
+        assert!(matches!(
+            w.draft_reply(&m, "draft a reply", None),
+            Err(WriterError::Empty)
+        ));
         assert_eq!(
-            w.draft_reply(&m, "draft a reply", Some("Me")).as_deref(),
-            Ok("Yes, I'll be there.\n\nMe")
+            w.draft_reply(&m, "draft a reply", Some("Me"))
+                .ok()
+                .as_deref(),
+            Some("Yes, I'll be there.\n\nMe")
         );
         let Message::User(prompt) = &seen.borrow()[1].messages[0] else {
             panic!("a user message")

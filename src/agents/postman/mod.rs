@@ -115,9 +115,9 @@ pub(crate) fn save_email(ctx: &mut Ctx, vip: bool) -> Result<NativeOutput, GateE
     let dir = Directory::load(ctx.gate.vault(), &ctx.config.folders);
     let (chosen, problems) = match choose::choose(&source, &postit.listing(), &request, &dir) {
         Ok(found) => found,
-        Err(text) => {
+        Err(not) => {
             return Ok(NativeOutput {
-                text,
+                text: not.to_string(),
                 postit: postit.render(),
                 attention: true,
             });

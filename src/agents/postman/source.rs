@@ -29,6 +29,15 @@ pub(crate) struct Fetched {
     pub mark: String,
 }
 
+/// Why the mail source could not be read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum MailError {
+    #[error(transparent)]
+    Maildir(#[from] maildir::MaildirError),
+    #[error(transparent)]
+    Imap(#[from] super::imap::ImapError),
+}
+
 impl Source {
     /// The configured source; the Maildir when both are set.
     pub fn configured(mail: &MailConfig, vault: &std::path::Path) -> Option<Source> {
@@ -54,19 +63,19 @@ impl Source {
     }
 
     /// Messages that arrived after `mark` (all of them when there is no mark yet).
-    pub(crate) fn fetch_new(&self, mark: Option<&str>) -> Result<Fetched, String> {
+    pub(crate) fn fetch_new(&self, mark: Option<&str>) -> Result<Fetched, MailError> {
         match self {
             Source::Maildir(dir) => maildir_new(dir, mark),
-            Source::Imap(cfg) => super::imap::fetch_new(cfg, mark).map_err(|e| e.to_string()),
+            Source::Imap(cfg) => Ok(super::imap::fetch_new(cfg, mark)?),
         }
     }
 
     /// Messages by key (keys of another source or no longer present are left out), and
     /// problems reading them.
-    pub(crate) fn fetch(&self, keys: &[String]) -> Result<(Vec<Mail>, Vec<String>), String> {
+    pub(crate) fn fetch(&self, keys: &[String]) -> Result<(Vec<Mail>, Vec<String>), MailError> {
         match self {
             Source::Maildir(dir) => {
-                let entries = maildir::list(dir).map_err(|e| e.to_string())?;
+                let entries = maildir::list(dir)?;
                 let mut mails = Vec::new();
                 let mut problems = Vec::new();
                 for k in keys {
@@ -82,15 +91,15 @@ impl Source {
                 }
                 Ok((mails, problems))
             }
-            Source::Imap(cfg) => super::imap::fetch_keys(cfg, keys).map_err(|e| e.to_string()),
+            Source::Imap(cfg) => Ok(super::imap::fetch_keys(cfg, keys)?),
         }
     }
 
     /// The newest `n` messages, for finding one by its subject.
-    pub(crate) fn recent(&self, n: usize) -> Result<(Vec<Mail>, Vec<String>), String> {
+    pub(crate) fn recent(&self, n: usize) -> Result<(Vec<Mail>, Vec<String>), MailError> {
         match self {
             Source::Maildir(dir) => {
-                let entries = maildir::list(dir).map_err(|e| e.to_string())?;
+                let entries = maildir::list(dir)?;
                 let keys: Vec<String> = entries
                     .iter()
                     .rev()
@@ -99,7 +108,7 @@ impl Source {
                     .collect();
                 self.fetch(&keys)
             }
-            Source::Imap(cfg) => super::imap::fetch_recent(cfg, n).map_err(|e| e.to_string()),
+            Source::Imap(cfg) => Ok(super::imap::fetch_recent(cfg, n)?),
         }
     }
 }
@@ -113,8 +122,8 @@ fn parse_entry(e: &maildir::Entry) -> Result<Mail, String> {
 
 /// The mark of a Maildir: the latest delivery time seen, and the names delivered at exactly
 /// that time (a message delivered in the same clock tick after a check is still new).
-fn maildir_new(dir: &std::path::Path, mark: Option<&str>) -> Result<Fetched, String> {
-    let entries = maildir::list(dir).map_err(|e| e.to_string())?;
+fn maildir_new(dir: &std::path::Path, mark: Option<&str>) -> Result<Fetched, MailError> {
+    let entries = maildir::list(dir)?;
     let (mark_ns, mark_names): (i128, Vec<&str>) = match mark {
         Some(m) => {
             let mut parts = m.split_whitespace();

@@ -13,7 +13,7 @@ use crate::agents::Ctx;
 use crate::agents::filing::Learned;
 use crate::crew::Folders;
 use crate::model::fence::{Block, defused, numbered_answers, one_line};
-use crate::model::writer::Writer;
+use crate::model::writer::{Writer, WriterError};
 
 /// Characters of a note's text a prompt carries.
 pub(crate) const NOTE_CHARS: usize = 1_500;
@@ -274,7 +274,7 @@ pub fn ask(
     writer: &mut Writer,
     offers: &[(Unsure, Offer)],
     folders: &[(String, usize)],
-) -> Result<Vec<Chosen>, String> {
+) -> Result<Vec<Chosen>, WriterError> {
     let listed: Vec<String> = folders.iter().map(|(d, _)| d.clone()).collect();
     let list = folder_list(folders);
     let mut out = Vec::new();
@@ -287,7 +287,7 @@ pub fn ask(
         let text = writer.ask(INSTRUCTIONS, prompt, 40 + 60 * batch.len() as u64, 0.0)?;
         let answers = parse_answers(&text, &asked);
         if answers.is_empty() {
-            return Err("the model's reply held no answer in the form `N: folder`".into());
+            return Err(WriterError::Unusable("no answer in the form `N: folder`"));
         }
         for (k, (unsure, offer)) in batch.iter().enumerate() {
             let mut allowed = listed.clone();
@@ -340,11 +340,11 @@ pub fn pass(
         pass.error = Some("the vault has no candidate folder to offer".into());
     } else {
         match Writer::configured(&id, ctx.config) {
-            Err(e) => pass.error = Some(e),
+            Err(e) => pass.error = Some(e.to_string()),
             Ok(mut writer) => {
                 match ask(&mut writer, &offers, &folders) {
                     Ok(choices) => pass.choices = choices,
-                    Err(e) => pass.error = Some(e),
+                    Err(e) => pass.error = Some(e.to_string()),
                 }
                 pass.tokens_in = writer.tokens_in;
                 pass.tokens_out = writer.tokens_out;
@@ -586,7 +586,7 @@ mod tests {
             }),
         ]);
         let e = ask(&mut w, &offers, &folders).expect_err("the second batch failed");
-        assert!(e.contains("did not answer"), "{e}");
+        assert!(e.to_string().contains("did not answer"), "{e}");
         assert_eq!(seen.borrow().len(), 2);
         // a reply with no `N:` line at all is a failure, not a batch of stays
         let (mut w, _) = writer(vec![text("I cannot help with that.")]);

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{arguments_or_empty, parse_arguments, push_turn};
+use super::{WireError, arguments_or_empty, parse_arguments, push_turn};
 use crate::model::{ChatRequest, ChatResponse, Message, ToolCall};
 
 /// Anthropic requires `max_tokens`; this is used when the agent names no limit.
@@ -146,7 +146,7 @@ struct Usage {
 }
 
 impl Reply {
-    pub(super) fn into_response(self) -> Result<ChatResponse, String> {
+    pub(super) fn into_response(self) -> Result<ChatResponse, WireError> {
         let mut texts = Vec::new();
         let mut tool_calls = Vec::new();
         for block in self.content {

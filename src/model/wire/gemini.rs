@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{FunctionSpec, arguments_or_empty, parse_arguments, push_turn};
+use super::{FunctionSpec, WireError, arguments_or_empty, parse_arguments, push_turn};
 use crate::model::{ChatRequest, ChatResponse, Message, ToolCall};
 
 #[derive(Serialize)]
@@ -181,16 +181,19 @@ struct Usage {
 }
 
 impl Reply {
-    pub(super) fn into_response(self) -> Result<ChatResponse, String> {
+    pub(super) fn into_response(self) -> Result<ChatResponse, WireError> {
         let candidate = self
             .candidates
             .into_iter()
             .next()
-            .ok_or("the reply has no candidates")?;
+            .ok_or(WireError::Empty("candidates"))?;
         let content = candidate.content.ok_or_else(|| {
-            format!(
-                "the answer has no content (finishReason {})",
-                candidate.finish_reason.as_deref().unwrap_or("not given")
+            WireError::NoContent(
+                candidate
+                    .finish_reason
+                    .as_deref()
+                    .unwrap_or("not given")
+                    .to_string(),
             )
         })?;
         let mut texts = Vec::new();

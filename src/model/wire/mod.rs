@@ -61,8 +61,22 @@ pub fn encode(provider: Provider, req: &ChatRequest) -> (String, Value) {
     (path, body.unwrap_or(Value::Null))
 }
 
+/// Why a provider's reply body could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WireError {
+    /// Not the JSON the provider's format has: the parser's words and the body's start.
+    #[error("{reason}: {excerpt}")]
+    NotTheFormat { reason: String, excerpt: String },
+    /// The reply holds no answer: no choices, no candidates.
+    #[error("the reply has no {0}")]
+    Empty(&'static str),
+    /// An answer with no content, and the provider's reason for it.
+    #[error("the answer has no content (finishReason {0})")]
+    NoContent(String),
+}
+
 /// Decodes a provider's reply body.
-pub(crate) fn decode(provider: Provider, body: &str) -> Result<ChatResponse, String> {
+pub(crate) fn decode(provider: Provider, body: &str) -> Result<ChatResponse, WireError> {
     match provider {
         Provider::OpenAi => parse::<openai::Reply>(body)?.into_response(),
         Provider::Ollama => parse::<ollama::Reply>(body)?.into_response(),
@@ -71,8 +85,11 @@ pub(crate) fn decode(provider: Provider, body: &str) -> Result<ChatResponse, Str
     }
 }
 
-fn parse<T: serde::de::DeserializeOwned>(body: &str) -> Result<T, String> {
-    serde_json::from_str(body).map_err(|e| format!("{e}: {}", excerpt(body)))
+fn parse<T: serde::de::DeserializeOwned>(body: &str) -> Result<T, WireError> {
+    serde_json::from_str(body).map_err(|e| WireError::NotTheFormat {
+        reason: e.to_string(),
+        excerpt: excerpt(body),
+    })
 }
 
 /// The first 300 characters of a body, on one line, for error messages.
@@ -290,6 +307,6 @@ mod tests {
             assert!(got.is_err(), "{provider:?} {body} decoded as {got:?}");
         }
         let err = decode(Provider::OpenAi, "<html>bad gateway</html>").expect_err("not JSON");
-        assert!(err.contains("bad gateway"), "{err}");
+        assert!(err.to_string().contains("bad gateway"), "{err}");
     }
 }

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Tool, parse_arguments};
+use super::{Tool, WireError, parse_arguments};
 use crate::model::{ChatRequest, ChatResponse, Message, ToolCall};
 
 #[derive(Serialize)]
@@ -130,7 +130,7 @@ struct ReplyFunction {
 }
 
 impl Reply {
-    pub(super) fn into_response(self) -> Result<ChatResponse, String> {
+    pub(super) fn into_response(self) -> Result<ChatResponse, WireError> {
         Ok(ChatResponse {
             text: self.message.content,
             tool_calls: self

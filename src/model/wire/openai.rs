@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Tool, parse_arguments};
+use super::{Tool, WireError, parse_arguments};
 use crate::model::{ChatRequest, ChatResponse, Message, ToolCall};
 
 #[derive(Serialize)]
@@ -140,12 +140,12 @@ struct Usage {
 }
 
 impl Reply {
-    pub(super) fn into_response(self) -> Result<ChatResponse, String> {
+    pub(super) fn into_response(self) -> Result<ChatResponse, WireError> {
         let choice = self
             .choices
             .into_iter()
             .next()
-            .ok_or("the reply has no choices")?;
+            .ok_or(WireError::Empty("choices"))?;
         Ok(ChatResponse {
             text: choice.message.content.unwrap_or_default(),
             tool_calls: choice
