@@ -611,8 +611,8 @@ pub fn default_lock_wait() -> Duration {
 struct Unavailable(String);
 
 impl crate::dispatch::Classifier for Unavailable {
-    fn classify(&self, _: &str) -> Result<String, String> {
-        Err(self.0.clone())
+    fn classify(&self, _: &str) -> Result<String, crate::dispatch::route::ClassifierError> {
+        Err(self.0.clone().into())
     }
 }
 

@@ -95,10 +95,14 @@ impl Route {
     }
 }
 
+/// Why a classifier gave no answer: the model runtime's own error, whatever its type (the
+/// dispatcher sits below the runtime and only says it, then falls back).
+pub type ClassifierError = Box<dyn std::error::Error + Send + Sync>;
+
 /// A model that classifies messages no trigger matched (supplied by the model runtime).
 pub trait Classifier {
     /// Returns the model's raw answer to the routing prompt built from `digest`.
-    fn classify(&self, digest: &str) -> Result<String, String>;
+    fn classify(&self, digest: &str) -> Result<String, ClassifierError>;
 }
 
 #[derive(Debug, Clone)]
@@ -434,7 +438,7 @@ pub(crate) fn history_digest(history: &[String], message: &str) -> String {
 /// with `fell_back: true` and the reason.
 pub fn resolve_classifier_answer(
     crew: &Crew,
-    answer: Result<String, String>,
+    answer: Result<String, ClassifierError>,
     default: Option<&(Kind, String)>,
 ) -> Route {
     let fall = |why: String| match default {

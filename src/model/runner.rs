@@ -255,7 +255,7 @@ pub(crate) struct ModelClassifier<'a> {
 }
 
 impl Classifier for ModelClassifier<'_> {
-    fn classify(&self, digest: &str) -> Result<String, String> {
+    fn classify(&self, digest: &str) -> Result<String, crate::dispatch::route::ClassifierError> {
         let mut routes = String::new();
         for s in self
             .crew
@@ -287,10 +287,7 @@ impl Classifier for ModelClassifier<'_> {
                 thinking_budget: None,
             },
         };
-        self.backend
-            .chat(&request)
-            .map(|r| r.text)
-            .map_err(|e| e.to_string())
+        Ok(self.backend.chat(&request)?.text)
     }
 }
 
