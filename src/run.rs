@@ -167,6 +167,29 @@ impl CrewExecutor<'_> {
     }
 }
 
+/// Why a step did not run to its end; its text is what the user reads.
+#[derive(Debug, thiserror::Error)]
+enum StepError {
+    #[error("{0} has no definition")]
+    NoDefinition(String),
+    /// The step's model cannot be reached from here (no key, unknown prefix).
+    #[error("{agent} cannot run on `{model}`: {source}")]
+    Unavailable {
+        agent: String,
+        model: String,
+        #[source]
+        source: crate::model::ModelError,
+    },
+    /// The model's run failed; the runtime's words, naming the agent and the provider.
+    #[error("{0}")]
+    Model(String),
+    #[error(transparent)]
+    Gate(#[from] crate::gate::GateError),
+    /// No native code and no model: the message, in the reply's language.
+    #[error("{0}")]
+    NoExecutor(String),
+}
+
 impl CrewExecutor<'_> {
     /// Runs a step on a model; fills tokens and returns the answer and post-it, or the error.
     fn run_model(
@@ -175,13 +198,17 @@ impl CrewExecutor<'_> {
         model_id: &str,
         postit: Option<String>,
         out: &mut StepOutput,
-    ) -> Result<agents::NativeOutput, String> {
+    ) -> Result<agents::NativeOutput, StepError> {
         let def = self
             .crew
             .definition(step.kind, &step.name)
-            .ok_or_else(|| format!("{} has no definition", step.name))?;
+            .ok_or_else(|| StepError::NoDefinition(step.name.clone()))?;
         let (backend, model) = crate::model::HttpBackend::for_model(model_id, &self.crew.config)
-            .map_err(|e| format!("{} cannot run on `{model_id}`: {e}", step.name))?;
+            .map_err(|source| StepError::Unavailable {
+                agent: step.name.clone(),
+                model: model_id.to_string(),
+                source,
+            })?;
         let folders = &self.crew.config.folders;
         let profile = self
             .gate
@@ -212,9 +239,9 @@ impl CrewExecutor<'_> {
             Some(e) if !result.text.trim().is_empty() => {
                 // partial results are still the user's: show them with the reason
                 out.output = result.text;
-                Err(e)
+                Err(StepError::Model(e))
             }
-            Some(e) => Err(e),
+            Some(e) => Err(StepError::Model(e)),
         }
     }
 }
@@ -227,7 +254,7 @@ impl CrewExecutor<'_> {
         step: &Step,
         postit: Option<String>,
         out: &mut StepOutput,
-    ) -> Result<agents::NativeOutput, String> {
+    ) -> Result<agents::NativeOutput, StepError> {
         let model = self.model_for(step);
         let mut ctx = Ctx {
             model,
@@ -250,7 +277,7 @@ impl CrewExecutor<'_> {
             question: None,
         };
         let result = native(&mut ctx)
-            .map_err(|e| e.to_string())
+            .map_err(StepError::Gate)
             .map(|r| agents::NativeOutput {
                 // the text may quote outside text; the hand-offs are the ones crew decided on
                 text: crate::dispatch::suggest::seal(&r.text, &ctx.handoffs, ctx.question.as_ref()),
@@ -321,7 +348,7 @@ impl CrewExecutor<'_> {
         step: &Step,
         previous: Option<&String>,
         out: &mut StepOutput,
-    ) -> Result<agents::NativeOutput, String> {
+    ) -> Result<agents::NativeOutput, StepError> {
         let model = self.model_for(step);
         // `--model` is the user's explicit choice for this request: it runs as asked, and its
         // failure is the answer; a tier's model is the crew's choice and never stops the work
@@ -332,7 +359,11 @@ impl CrewExecutor<'_> {
             (Some(m), Some(native)) if hybrid => self.run_hybrid(step, m, native, previous, out),
             (Some(m), native) => self.run_model_first(step, m, native, previous, out),
             (None, Some(native)) => self.run_native(native, step, previous.cloned(), out),
-            (None, None) => Err(crate::tr!(self.lang, "run.no_executor", agent = step.name)),
+            (None, None) => Err(StepError::NoExecutor(crate::tr!(
+                self.lang,
+                "run.no_executor",
+                agent = step.name
+            ))),
         }
     }
 
@@ -344,7 +375,7 @@ impl CrewExecutor<'_> {
         native: agents::NativeFn,
         previous: Option<&String>,
         out: &mut StepOutput,
-    ) -> Result<agents::NativeOutput, String> {
+    ) -> Result<agents::NativeOutput, StepError> {
         let first = match self.run_native(native, step, previous.cloned(), out) {
             Ok(first) if first.attention => first,
             other => return other,
@@ -388,7 +419,7 @@ impl CrewExecutor<'_> {
         native: Option<agents::NativeFn>,
         previous: Option<&String>,
         out: &mut StepOutput,
-    ) -> Result<agents::NativeOutput, String> {
+    ) -> Result<agents::NativeOutput, StepError> {
         out.executor = RanOn::Model;
         out.model = Some(m.to_string());
         let e = match self.run_model(step, m, previous.cloned(), out) {
@@ -423,7 +454,7 @@ impl CrewExecutor<'_> {
     fn settle(
         &mut self,
         step: &Step,
-        result: Result<agents::NativeOutput, String>,
+        result: Result<agents::NativeOutput, StepError>,
         previous: Option<&str>,
         owner: &str,
         out: &mut StepOutput,
@@ -449,7 +480,8 @@ impl CrewExecutor<'_> {
                     "{partial}{}",
                     crate::tr!(self.lang, "run.step_failed", agent = step.name, error = e)
                 );
-                out.error = Some(e);
+                // the report keeps the words the user read (`--json`, the run log)
+                out.error = Some(e.to_string());
             }
         }
     }
