@@ -76,7 +76,7 @@ impl Host {
     }
 
     /// The host's name for a model setting: tiers become its aliases, its own ids pass.
-    pub fn model(self, raw: &str) -> Result<String, String> {
+    pub fn model(self, raw: &str) -> Result<String, HostCannotRun> {
         match ModelSpec::parse(raw) {
             ModelSpec::Tier(t) => Ok(match t.as_str() {
                 "low" => "haiku",
@@ -85,10 +85,7 @@ impl Host {
             }
             .to_string()),
             ModelSpec::Id(id) if id.to_ascii_lowercase().starts_with("claude-") => Ok(id),
-            other => Err(format!(
-                "Claude Code runs this crew and cannot use the model `{}`; give a tier (low, mid, high) or a claude-… id",
-                other.label()
-            )),
+            other => Err(HostCannotRun(other.label())),
         }
     }
 
@@ -101,7 +98,7 @@ impl Host {
         triggers: &[String],
         capabilities: &[String],
         model: &str,
-    ) -> Result<String, String> {
+    ) -> Result<String, HostCannotRun> {
         let model = self.model(model)?;
         let mut desc = description.trim().to_string();
         if !triggers.is_empty() {
@@ -121,6 +118,13 @@ impl Host {
         ))
     }
 }
+
+/// A model the host that runs the crew cannot use.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "Claude Code runs this crew and cannot use the model `{0}`; give a tier (low, mid, high) or a claude-… id"
+)]
+pub struct HostCannotRun(pub String);
 
 /// Phrases quoted and comma-separated: `"a", "b"` (inner double quotes become single ones).
 pub fn quoted_list(phrases: &[String]) -> String {
