@@ -47,6 +47,10 @@ pub struct Lexicon {
     /// (`apply: ["apply", "link them"]`).
     #[serde(default)]
     pub cues: BTreeMap<String, Vec<String>>,
+    /// What the scribe reads in a capture, by list name (`task_leads`, `priority_high`, …),
+    /// as written: these are matched ignoring case, not normalized.
+    #[serde(default)]
+    pub capture: BTreeMap<String, Vec<String>>,
 }
 
 impl Lexicon {

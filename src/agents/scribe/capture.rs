@@ -57,6 +57,15 @@ impl Item {
     }
 }
 
+/// One of the capture lists of every language (`references/lang/<code>.yaml`, `capture:`).
+fn capture_words(list: &str) -> Vec<&'static str> {
+    crate::text::lexicons()
+        .iter()
+        .flat_map(|l| l.capture.get(list).into_iter().flatten())
+        .map(String::as_str)
+        .collect()
+}
+
 fn words_regex(words: &[&str]) -> Regex {
     let mut w: Vec<&str> = words.to_vec();
     w.sort_by_key(|s| std::cmp::Reverse(s.chars().count()));
@@ -79,295 +88,8 @@ static LABEL: LazyLock<Regex> = LazyLock::new(|| {
     .expect("static regex")
 });
 
-/// Words that make a sentence something to do. The leading ones ("remind me to") are cut
-/// from the task's text.
-const TASK_LEADS: &[&str] = &[
-    "remind me to",
-    "remind me",
-    "don't forget to",
-    "do not forget to",
-    "i need to",
-    "we need to",
-    "i have to",
-    "ricordami di",
-    "ricordami",
-    "non dimenticare di",
-    "rappelle-moi de",
-    "rappelle moi de",
-    "rappelle-moi",
-    "n'oublie pas de",
-    "recuérdame",
-    "recuerdame",
-    "no olvides",
-    "erinnere mich daran",
-    "erinnere mich",
-    "nicht vergessen",
-    "lembra-me de",
-    "lembra-me",
-    "lembre-me de",
-    "não esquecer de",
-    "nao esquecer de",
-];
-/// Obligations, anywhere in a sentence.
-const TASK_CUES: &[&str] = &[
-    "need to",
-    "needs to",
-    "have to",
-    "has to",
-    "must",
-    "todo",
-    "to do",
-    "devo",
-    "dobbiamo",
-    "bisogna",
-    "je dois",
-    "il faut",
-    "on doit",
-    "tengo que",
-    "hay que",
-    "debo",
-    "tenemos que",
-    "ich muss",
-    "wir müssen",
-    "muss",
-    "preciso",
-    // German puts the verb last ("Marco anrufen"), so its infinitives count anywhere
-    "anrufen",
-    "kaufen",
-    "schicken",
-    "bezahlen",
-    "buchen",
-    "vorbereiten",
-    "erledigen",
-    "tenho que",
-    "temos que",
-    "しなければ",
-    "する必要",
-    "忘れずに",
-    "送る",
-    "買う",
-    "電話する",
-    "払う",
-    "提出",
-    "予約する",
-];
-/// Verbs that make a task when they open the sentence ("call Anna", "compra il latte").
-const TASK_VERBS: &[&str] = &[
-    "call",
-    "email",
-    "send",
-    "buy",
-    "pay",
-    "book",
-    "submit",
-    "finish",
-    "prepare",
-    "renew",
-    "cancel",
-    "order",
-    "reply",
-    "follow up",
-    "schedule",
-    "pick up",
-    "fix",
-    "write",
-    "ask",
-    "chiamare",
-    "chiama",
-    "comprare",
-    "compra",
-    "pagare",
-    "paga",
-    "mandare",
-    "manda",
-    "inviare",
-    "invia",
-    "prenotare",
-    "prenota",
-    "preparare",
-    "prepara",
-    "finire",
-    "scrivere",
-    "scrivi",
-    "appeler",
-    "appelle",
-    "acheter",
-    "achète",
-    "envoyer",
-    "envoie",
-    "payer",
-    "réserver",
-    "préparer",
-    "finir",
-    "écrire",
-    "llamar",
-    "llama",
-    "comprar",
-    "compra",
-    "enviar",
-    "envía",
-    "mandar",
-    "pagar",
-    "reservar",
-    "preparar",
-    "terminar",
-    "escribir",
-    "ligar",
-    "liga",
-    "enviar",
-    "pagar",
-    "marcar",
-    "escrever",
-];
-const IDEA_CUES: &[&str] = &[
-    "idea",
-    "what if",
-    "maybe we could",
-    "we could",
-    "how about",
-    "it would be nice",
-    "e se",
-    "potremmo",
-    "sarebbe bello",
-    "idée",
-    "et si",
-    "on pourrait",
-    "ce serait bien",
-    "y si",
-    "podríamos",
-    "podriamos",
-    "sería bueno",
-    "idee",
-    "was wäre wenn",
-    "wir könnten",
-    "ideia",
-    "poderíamos",
-    "poderiamos",
-    "seria bom",
-    "アイデア",
-    "たらどう",
-];
-const EVENT_CUES: &[&str] = &[
-    "meeting",
-    "appointment",
-    "dinner",
-    "lunch",
-    "party",
-    "conference",
-    "interview",
-    "dentist",
-    "doctor",
-    "call with",
-    "riunione",
-    "incontro",
-    "appuntamento",
-    "cena",
-    "pranzo",
-    "réunion",
-    "rendez-vous",
-    "rdv",
-    "dîner",
-    "déjeuner",
-    "reunión",
-    "reunion",
-    "cita",
-    "almuerzo",
-    "termin",
-    "treffen",
-    "besprechung",
-    "abendessen",
-    "reunião",
-    "encontro",
-    "consulta",
-    "jantar",
-    "almoço",
-    "会議",
-    "打ち合わせ",
-    "ミーティング",
-    "約束",
-];
-/// Priority words; "not urgent" and its kin come before "urgent" (the longest match wins).
-const HIGH: &[&str] = &[
-    "urgent",
-    "urgently",
-    "asap",
-    "a.s.a.p.",
-    "important",
-    "high priority",
-    "top priority",
-    "critical",
-    "right away",
-    "urgente",
-    "importante",
-    "subito",
-    "priorità alta",
-    "alta priorità",
-    "au plus vite",
-    "dès que possible",
-    "prioritaire",
-    "cuanto antes",
-    "lo antes posible",
-    "prioridad alta",
-    "dringend",
-    "wichtig",
-    "sofort",
-    "so schnell wie möglich",
-    "hohe priorität",
-    "o mais rápido possível",
-    "prioridade alta",
-    "至急",
-    "大至急",
-    "緊急",
-    "急ぎ",
-    "重要",
-];
-const MEDIUM: &[&str] = &[
-    "medium priority",
-    "soon",
-    "priorità media",
-    "bientôt",
-    "priorité moyenne",
-    "prioridad media",
-    "bald",
-    "mittlere priorität",
-    "em breve",
-    "prioridade média",
-];
-const LOW: &[&str] = &[
-    "low priority",
-    "not urgent",
-    "no rush",
-    "someday",
-    "eventually",
-    "when i have time",
-    "bassa priorità",
-    "priorità bassa",
-    "non urgente",
-    "con calma",
-    "quando ho tempo",
-    "pas urgent",
-    "pas pressé",
-    "quand j'ai le temps",
-    "sin prisa",
-    "no urgente",
-    "baja prioridad",
-    "prioridad baja",
-    "cuando pueda",
-    "nicht dringend",
-    "keine eile",
-    "irgendwann",
-    "niedrige priorität",
-    "sem pressa",
-    "não urgente",
-    "baixa prioridade",
-    "quando puder",
-    "急ぎではない",
-    "いつか",
-    "低優先",
-];
-
 static TASK_LEAD: LazyLock<Regex> = LazyLock::new(|| {
-    let mut w = TASK_LEADS.to_vec();
+    let mut w = capture_words("task_leads");
     w.sort_by_key(|s| std::cmp::Reverse(s.len()));
     let alt = w
         .iter()
@@ -379,9 +101,9 @@ static TASK_LEAD: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .expect("static regex")
 });
-static TASK_CUE: LazyLock<Regex> = LazyLock::new(|| words_regex(TASK_CUES));
+static TASK_CUE: LazyLock<Regex> = LazyLock::new(|| words_regex(&capture_words("task_cues")));
 static TASK_VERB: LazyLock<Regex> = LazyLock::new(|| {
-    let mut w = TASK_VERBS.to_vec();
+    let mut w = capture_words("task_verbs");
     w.sort_by_key(|s| std::cmp::Reverse(s.len()));
     let alt = w
         .iter()
@@ -390,10 +112,13 @@ static TASK_VERB: LazyLock<Regex> = LazyLock::new(|| {
         .join("|");
     Regex::new(&format!(r"(?i)^(?:{alt})(?:$|[^\p{{L}}\p{{N}}])")).expect("static regex")
 });
-static IDEA_CUE: LazyLock<Regex> = LazyLock::new(|| words_regex(IDEA_CUES));
-static EVENT_CUE: LazyLock<Regex> = LazyLock::new(|| words_regex(EVENT_CUES));
+static IDEA_CUE: LazyLock<Regex> = LazyLock::new(|| words_regex(&capture_words("idea_cues")));
+static EVENT_CUE: LazyLock<Regex> = LazyLock::new(|| words_regex(&capture_words("event_cues")));
 static PRIORITY: LazyLock<Regex> = LazyLock::new(|| {
-    let all: Vec<&str> = HIGH.iter().chain(MEDIUM).chain(LOW).copied().collect();
+    let all: Vec<&str> = ["priority_high", "priority_medium", "priority_low"]
+        .into_iter()
+        .flat_map(capture_words)
+        .collect();
     words_regex(&all)
 });
 static BULLET: LazyLock<Regex> = LazyLock::new(|| {
@@ -449,12 +174,12 @@ pub fn sentences(line: &str) -> Vec<String> {
 
 fn priority_of(word: &str) -> Option<Priority> {
     let w = normalize(word);
-    let is = |list: &[&str]| list.iter().any(|x| normalize(x) == w);
-    if is(LOW) {
+    let is = |list: &str| capture_words(list).iter().any(|x| normalize(x) == w);
+    if is("priority_low") {
         Some(Priority::Low)
-    } else if is(HIGH) {
+    } else if is("priority_high") {
         Some(Priority::High)
-    } else if is(MEDIUM) {
+    } else if is("priority_medium") {
         Some(Priority::Medium)
     } else {
         None
