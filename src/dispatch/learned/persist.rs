@@ -34,9 +34,8 @@ struct Stored {
 }
 
 fn checksum(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h: u64, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
+    use crate::vault::hash::{FNV_OFFSET, fnv1a};
+    fnv1a(FNV_OFFSET, bytes)
 }
 
 /// The bytes of a model trained for the definition `definition` (calibrated first, so the
