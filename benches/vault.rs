@@ -586,8 +586,21 @@ fn bench_route_learned() {
         "route, a trigger decides",
         triggered / n as u32,
     );
+    // a trigger ("find") that is a small part of the message: the model is asked, and decides
+    let weighed = "find hidden connections between my book notes";
+    let model_decides = time(|| {
+        for _ in 0..n {
+            std::hint::black_box(router.route(&crew_def, weighed, &[], None));
+        }
+    });
+    row(
+        "route, the model overrules a trigger (model built)",
+        model_decides / n as u32,
+        "route, a trigger decides",
+        triggered / n as u32,
+    );
     if let Some(exe) = crew_exe() {
-        bench_route_process(&exe, unseen[0]);
+        bench_route_process(&exe, weighed);
     }
 }
 
