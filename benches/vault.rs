@@ -563,29 +563,107 @@ fn bench_route_learned() {
         "route, a trigger decides",
         triggered / n as u32,
     );
+    let (units, phrases) = crew::dispatch::learned::examples::collect(&crew_def);
+    let key = crew::dispatch::learned::fingerprint(&units, &phrases);
+    let model = crew::dispatch::learned::Model::train(units, phrases);
+    let bytes = crew::dispatch::learned::persist::to_bytes(&model, key).expect("encode");
+    let read = median(
+        || {
+            time(|| {
+                let (units, phrases) = crew::dispatch::learned::examples::collect(&crew_def);
+                let key = crew::dispatch::learned::fingerprint(&units, &phrases);
+                std::hint::black_box(crew::dispatch::learned::persist::from_bytes(&bytes, key));
+            })
+        },
+        9,
+    );
+    row(
+        &format!(
+            "learned model: collect, read back ({} KB)",
+            bytes.len() / 1024
+        ),
+        read,
+        "route, a trigger decides",
+        triggered / n as u32,
+    );
+    // a trigger ("find") that is a small part of the message: the model is asked, and decides
+    let weighed = "find hidden connections between my book notes";
+    let model_decides = time(|| {
+        for _ in 0..n {
+            std::hint::black_box(router.route(&crew_def, weighed, &[], None));
+        }
+    });
+    row(
+        "route, the model overrules a trigger (model built)",
+        model_decides / n as u32,
+        "route, a trigger decides",
+        triggered / n as u32,
+    );
     if let Some(exe) = crew_exe() {
-        let empty = tempfile::tempdir().expect("tmp");
-        let run = |message: &str| {
-            median(
-                || {
-                    time(|| {
-                        let _ = Command::new(&exe)
-                            .arg("--vault")
-                            .arg(empty.path())
-                            .args(["route", message])
-                            .output();
-                    })
-                },
-                9,
-            )
-        };
-        row(
-            "`crew route` process, learned model decides",
-            run(unseen[0]),
-            "`crew route` process, a trigger decides",
-            run("file my notes"),
-        );
+        bench_route_process(&exe, weighed);
     }
+}
+
+/// `crew route` as a whole process on a message the learned model decides: cold (no kept
+/// model: it trains, calibrates and writes one) and warm (it reads the kept one), each paired
+/// with the same process on a message a trigger decides and with `true`, in turns.
+fn bench_route_process(exe: &Path, message: &str) {
+    let vault = tempfile::tempdir().expect("tmp");
+    let cache = tempfile::tempdir().expect("tmp");
+    let crew_route = |message: &str| {
+        time(|| {
+            let out = Command::new(exe)
+                .env("XDG_CACHE_HOME", cache.path())
+                .env_remove("CREW_LOG")
+                .arg("--vault")
+                .arg(vault.path())
+                .args(["route", message])
+                .output()
+                .expect("crew route");
+            assert!(out.status.success());
+        })
+    };
+    let forget = || {
+        let _ = std::fs::remove_dir_all(cache.path().join("crew"));
+    };
+    let true_process = || {
+        time(|| {
+            let _ = Command::new("true").output();
+        })
+    };
+    let runs = 9;
+    let (cold, trigger) = paired(
+        runs,
+        || {
+            forget();
+            crew_route(message)
+        },
+        || crew_route("file my notes"),
+    );
+    crew_route(message);
+    let (warm, true_t) = paired(runs, || crew_route(message), true_process);
+    let (warm_again, trigger_again) =
+        paired(runs, || crew_route(message), || crew_route("file my notes"));
+    println!("\n### `crew route` process, start to exit ({runs} runs in turns, medians)\n");
+    println!("| operation | crew | baseline | baseline time | ratio |\n|---|---|---|---|---|");
+    row(
+        "learned model decides, cold (trains, writes the model)",
+        cold,
+        "a trigger decides",
+        trigger,
+    );
+    row(
+        "learned model decides, warm (reads the model)",
+        warm_again,
+        "a trigger decides",
+        trigger_again,
+    );
+    row(
+        "learned model decides, warm (reads the model)",
+        warm,
+        "`true` process",
+        true_t,
+    );
 }
 
 /// A frontmatter of 100,000 keys (about 1.4 MB), as a hostile or generated note may carry:

@@ -38,6 +38,8 @@ pub fn load_crew(g: &Global) -> anyhow::Result<Crew> {
 /// stderr. Only `crew agents …` refuses such a crew ([`load_crew`]).
 pub fn crew_to_run(g: &Global) -> anyhow::Result<Crew> {
     let crew = Crew::load(&g.vault_path(), g.crew_dir.as_deref())?;
+    // the learned router's model is kept beside the vault's index for the next command
+    crew::dispatch::learned::store::keep_for_vault(&g.vault_path());
     if crew.config.unreadable {
         // the built-in crew could stand in for a broken agent, but not for the user's
         // settings: with its folder map gone, crew would file notes into the wrong places

@@ -234,8 +234,10 @@ impl Router {
     /// The route of a trigger found in the message, unless the trigger is a small part of a
     /// longer message whose other words the learned model knows and places elsewhere, surely.
     fn trigger_route(&self, crew: &Crew, trimmed: &str, normalized: &str, p: &Pattern) -> Route {
-        let model = self.learned(crew);
+        // the model is asked only when the trigger is a small part of the message: a message
+        // a trigger settles never builds or reads it
         if p.normalized_len * 2 < normalized.chars().count()
+            && let model = self.learned(crew)
             && model.known_words(normalized)
                 >= model.known_words(&normalize(&p.trigger)) + MORE_WORDS
             && let Some(g) = model.guess(trimmed)

@@ -7,7 +7,9 @@ use crate::crew::{Crew, Definition, Kind};
 use crate::text::{normalize, words};
 
 /// Where a phrase came from in the definition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Source {
     Name,
     Trigger,
@@ -31,7 +33,7 @@ impl Source {
 }
 
 /// One phrase of the definition and the route it belongs to (an index into the units).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Phrase {
     pub unit: usize,
     pub text: String,
@@ -39,7 +41,7 @@ pub struct Phrase {
 }
 
 /// A route the model can choose.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Unit {
     pub kind: Kind,
     pub name: String,

@@ -3,15 +3,20 @@
 //! [`features`]). One model per crew definition, built on first need and kept for the
 //! process; below its calibrated margin it says it is not sure, and the router falls back.
 //!
-//! Pure: no disk, no network. The margin is calibrated by leaving each phrase out in turn and
+//! Pure but for [`store`], which keeps a trained model on disk for the next process. The
+//! margin is calibrated by leaving each phrase out in turn and
 //! asking the rest of the model for it: the smallest margin above which the answers are right
 //! at least [`PRECISION`] of the time.
 
 pub mod examples;
 pub mod features;
+pub mod persist;
+pub mod store;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
+
+use serde::{Deserialize, Serialize};
 
 use crate::crew::{Crew, Kind};
 use examples::{Phrase, Source, Unit};
@@ -49,18 +54,84 @@ pub struct Guess {
 pub struct Model {
     units: Vec<Unit>,
     phrases: Vec<Phrase>,
-    /// How many units use each feature: the rarer, the more it says.
-    idf: HashMap<Feature, f32>,
-    /// feature → (phrase, weight)
-    postings: HashMap<Feature, Vec<(u32, f32)>>,
+    table: Table,
     /// |Σ vectors of the unit's phrases|², for the centroid's cosine.
     centroid_norm2: Vec<f32>,
     /// (margin, least score) a sure answer needs; see [`calibrate`].
     margin: OnceLock<(f32, f32)>,
 }
 
+/// The features the definition uses, sorted, each with its weight and its postings: flat
+/// arrays rather than maps, so a model read back from disk is ready without rebuilding one.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Table {
+    features: Vec<Feature>,
+    /// How many units use each feature: the rarer, the more it says.
+    idf: Vec<f32>,
+    /// Feature `i`'s postings are `phrase[starts[i]..starts[i + 1]]` (and `weight` alike).
+    starts: Vec<u32>,
+    phrase: Vec<u32>,
+    weight: Vec<f32>,
+}
+
+impl Table {
+    fn build(idf: HashMap<Feature, f32>, mut postings: HashMap<Feature, Vec<(u32, f32)>>) -> Table {
+        let mut features: Vec<(Feature, f32)> = idf.into_iter().collect();
+        features.sort_unstable_by_key(|f| f.0);
+        let mut t = Table {
+            starts: vec![0],
+            ..Table::default()
+        };
+        for (f, w) in features {
+            t.features.push(f);
+            t.idf.push(w);
+            for (p, pw) in postings.remove(&f).unwrap_or_default() {
+                t.phrase.push(p);
+                t.weight.push(pw);
+            }
+            t.starts.push(t.phrase.len() as u32);
+        }
+        t
+    }
+
+    fn find(&self, f: Feature) -> Option<usize> {
+        self.features.binary_search(&f).ok()
+    }
+
+    fn idf(&self, f: Feature) -> Option<f32> {
+        self.find(f).map(|i| self.idf[i])
+    }
+
+    /// The (phrase, weight) postings of a feature.
+    fn postings(&self, f: Feature) -> impl Iterator<Item = (u32, f32)> + '_ {
+        let range = self.find(f).map_or(0..0, |i| {
+            self.starts[i] as usize..self.starts[i + 1] as usize
+        });
+        self.phrase[range.clone()]
+            .iter()
+            .copied()
+            .zip(self.weight[range].iter().copied())
+    }
+
+    /// Whether the arrays agree with each other and every posting names one of `phrases`
+    /// phrases: what a model read from disk must hold before it is used.
+    fn consistent(&self, phrases: usize) -> bool {
+        let n = self.features.len();
+        self.idf.len() == n
+            && self.starts.len() == n + 1
+            && self.starts.first() == Some(&0)
+            && self.starts.last().map(|&s| s as usize) == Some(self.phrase.len())
+            && self.starts.windows(2).all(|w| w[0] <= w[1])
+            && self.features.windows(2).all(|w| w[0] < w[1])
+            && self.phrase.len() == self.weight.len()
+            && self.phrase.iter().all(|&p| (p as usize) < phrases)
+            && self.idf.iter().chain(&self.weight).all(|w| w.is_finite())
+    }
+}
+
 impl Model {
-    /// The model of a crew: from the process's cache when the definition is unchanged.
+    /// The model of a crew: from the process's cache when the definition is unchanged, else
+    /// from the disk cache ([`store`]) when this process was given one, else trained.
     pub fn of(crew: &Crew) -> Arc<Model> {
         static CACHE: OnceLock<Mutex<HashMap<u64, Arc<Model>>>> = OnceLock::new();
         let (units, phrases) = examples::collect(crew);
@@ -71,7 +142,11 @@ impl Model {
         {
             return Arc::clone(m);
         }
-        let model = Arc::new(Model::train(units, phrases));
+        let model = Arc::new(store::load(key).unwrap_or_else(|| {
+            let model = Model::train(units, phrases);
+            store::save(&model, key);
+            model
+        }));
         if let Ok(mut map) = cache.lock() {
             // a long-lived process sees few definitions; forget them all past a handful
             if map.len() >= 8 {
@@ -98,10 +173,11 @@ impl Model {
             .into_iter()
             .map(|(f, us)| (f, (1.0 + n / us.len() as f32).ln()))
             .collect();
+        let idf_of = |f: Feature| idf.get(&f).copied();
         let mut postings: HashMap<Feature, Vec<(u32, f32)>> = HashMap::new();
         let mut sums: Vec<HashMap<Feature, f32>> = vec![HashMap::new(); units.len()];
         for (i, fs) in feats.iter().enumerate() {
-            let v = vectorize(fs, &idf);
+            let v = vectorize(fs, idf_of);
             for &(f, w) in &v {
                 postings.entry(f).or_default().push((i as u32, w));
                 *sums[phrases[i].unit].entry(f).or_insert(0.0) += w;
@@ -114,8 +190,7 @@ impl Model {
         Model {
             units,
             phrases,
-            idf,
-            postings,
+            table: Table::build(idf, postings),
             centroid_norm2,
             margin: OnceLock::new(),
         }
@@ -140,7 +215,7 @@ impl Model {
     pub fn known_words(&self, normalized: &str) -> usize {
         content_words(normalized)
             .iter()
-            .filter(|f| self.idf.contains_key(f))
+            .filter(|&&f| self.table.find(f).is_some())
             .count()
     }
 
@@ -156,15 +231,13 @@ impl Model {
     /// phrase were not in the definition.
     pub fn rank(&self, text: &str, leave_out: Option<usize>) -> Vec<Scored> {
         let fs = of_text(text);
-        let m = vectorize(&fs, &self.idf);
+        let m = vectorize(&fs, |f| self.table.idf(f));
         // dense: a query touches many phrases through its common n-grams, and a vector
         // indexed by phrase accumulates them far faster than a map
         let mut dots = vec![0.0f32; self.phrases.len()];
-        for (f, w) in &m {
-            if let Some(list) = self.postings.get(f) {
-                for &(p, pw) in list {
-                    dots[p as usize] += w * pw;
-                }
+        for &(f, w) in &m {
+            for (p, pw) in self.table.postings(f) {
+                dots[p as usize] += w * pw;
             }
         }
         let mut nearest: Vec<(f32, usize)> = vec![(0.0, usize::MAX); self.units.len()];
@@ -295,11 +368,11 @@ pub fn calibrate(
 
 /// A phrase's or message's vector (see [`Sparse`]); features the model never saw are not
 /// evidence and do not dilute the rest.
-fn vectorize(fs: &[(Feature, Family)], idf: &HashMap<Feature, f32>) -> Sparse {
+fn vectorize(fs: &[(Feature, Family)], idf: impl Fn(Feature) -> Option<f32>) -> Sparse {
     let mut norm2 = [0.0f32; FAMILIES];
     let known: Vec<(Feature, Family, f32)> = fs
         .iter()
-        .filter_map(|&(f, fam)| idf.get(&f).map(|&w| (f, fam, w)))
+        .filter_map(|&(f, fam)| idf(f).map(|w| (f, fam, w)))
         .collect();
     for &(_, fam, w) in &known {
         norm2[fam as usize] += w * w;
@@ -312,7 +385,7 @@ fn vectorize(fs: &[(Feature, Family)], idf: &HashMap<Feature, f32>) -> Sparse {
 }
 
 /// A stable hash of a definition's units and phrases (FNV-1a over their text).
-fn fingerprint(units: &[Unit], phrases: &[Phrase]) -> u64 {
+pub fn fingerprint(units: &[Unit], phrases: &[Phrase]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut eat = |s: &str| {
         for b in s.bytes().chain([0xff]) {
