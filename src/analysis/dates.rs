@@ -64,7 +64,7 @@ impl Candidate {
 
 mod words;
 
-use words::*;
+use words::{Period, words as w};
 
 /// An alternation of words, longest first so a longer phrase wins over its start.
 fn alternation<'a>(words: impl Iterator<Item = &'a str>) -> String {
@@ -87,42 +87,47 @@ static DAY_DOT_MONTH: LazyLock<Regex> = LazyLock::new(|| compile(r"(\d{1,2})\.(\
 static JA_DATE: LazyLock<Regex> =
     LazyLock::new(|| compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*日"));
 static DAY_MONTH: LazyLock<Regex> = LazyLock::new(|| {
-    let months = alternation(MONTHS.iter().chain(MONTH_ABBREVIATIONS).map(|m| m.0));
+    let months = alternation(
+        w().months
+            .iter()
+            .chain(&w().month_abbreviations)
+            .map(|m| m.0),
+    );
     compile(&format!(
         r"(?i)\b(\d{{1,2}})(?:st|nd|rd|th|er|º|°|ª|\.)?\s*(?:de\s+|of\s+)?({months})\b\.?(?:,?\s*(?:de\s+|del\s+)?(\d{{4}})\b)?"
     ))
 });
 static MONTH_DAY: LazyLock<Regex> = LazyLock::new(|| {
     let months = alternation(
-        MONTHS[..12]
+        w().months[..12]
             .iter()
             .map(|m| m.0)
-            .chain(LEADING_ABBREVIATIONS.iter().copied()),
+            .chain(w().leading_abbreviations.iter().copied()),
     );
     compile(&format!(
         r"(?i)\b({months})\b\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}})\b)?"
     ))
 });
 static WEEKDAY: LazyLock<Regex> = LazyLock::new(|| {
-    let days = alternation(WEEKDAYS.iter().map(|w| w.0));
-    let before = alternation(NEXT_BEFORE.iter().chain(THIS_BEFORE).copied());
-    let after = alternation(NEXT_AFTER.iter().copied());
+    let days = alternation(w().weekdays.iter().map(|w| w.0));
+    let before = alternation(w().next_before.iter().chain(&w().this_before).copied());
+    let after = alternation(w().next_after.iter().copied());
     compile(&format!(
         r"(?i)\b(?:(?:el|il|le|o|a|la)\s+)?(?:({before})\s+)?({days})\b(?:\s+({after})\b)?"
     ))
 });
 static JA_WEEKDAY: LazyLock<Regex> = LazyLock::new(|| {
-    let days = alternation(JA_WEEKDAYS.iter().map(|w| w.0));
+    let days = alternation(w().ja_weekdays.iter().map(|w| w.0));
     compile(&format!(r"(来週|今週)?の?\s*({days})"))
 });
 static DAY_WORD: LazyLock<Regex> = LazyLock::new(|| {
-    let words = alternation(DAY_WORDS.iter().map(|w| w.0));
-    let ja = alternation(JA_DAY_WORDS.iter().map(|w| w.0));
+    let words = alternation(w().day_words.iter().map(|w| w.0));
+    let ja = alternation(w().ja_day_words.iter().map(|w| w.0));
     compile(&format!(r"(?i)\b({words})\b|({ja})"))
 });
 static PERIOD: LazyLock<Regex> = LazyLock::new(|| {
-    let words = alternation(PERIODS.iter().map(|w| w.0));
-    let ja = alternation(JA_PERIODS.iter().map(|w| w.0));
+    let words = alternation(w().periods.iter().map(|w| w.0));
+    let ja = alternation(w().ja_periods.iter().map(|w| w.0));
     compile(&format!(r"(?i)\b({words})\b|({ja})"))
 });
 static IN_UNITS: LazyLock<Regex> = LazyLock::new(|| {
@@ -176,11 +181,11 @@ fn dated(today: NaiveDate, year: Option<i32>, month: u32, day: u32) -> Option<(N
 }
 
 fn month_number(word: &str) -> Option<u32> {
-    let w = word.to_lowercase();
-    MONTHS
+    let lower = word.to_lowercase();
+    w().months
         .iter()
-        .chain(MONTH_ABBREVIATIONS)
-        .find(|(name, _)| *name == w)
+        .chain(&w().month_abbreviations)
+        .find(|(name, _)| *name == lower)
         .map(|m| m.1)
 }
 
@@ -354,21 +359,25 @@ fn weekdays(text: &str, today: NaiveDate, out: &mut Vec<Candidate>) {
             continue;
         };
         let name = day.as_str().to_lowercase();
-        let Some(wd) = WEEKDAYS.iter().find(|w| w.0 == name).map(|w| w.1) else {
+        let Some(wd) = w().weekdays.iter().find(|w| w.0 == name).map(|w| w.1) else {
             continue;
         };
         let before = c.get(1).map(|b| b.as_str().to_lowercase());
         let after = c.get(3).map(|a| a.as_str().to_lowercase());
-        if PT_SHORT.contains(&name.as_str())
+        if w().pt_short.contains(&name.as_str())
             && before.is_none()
             && after.is_none()
-            && !PT_SHORT_BEFORE.contains(&word_before(text, m.start()).as_str())
+            && !w()
+                .pt_short_before
+                .contains(&word_before(text, m.start()).as_str())
         {
             continue;
         }
-        let next_week = before.as_deref().is_some_and(|b| NEXT_BEFORE.contains(&b))
+        let next_week = before
+            .as_deref()
+            .is_some_and(|b| w().next_before.contains(&b))
             || after.as_deref().is_some_and(|a| {
-                NEXT_AFTER
+                w().next_after
                     .iter()
                     .any(|n| a.split_whitespace().eq(n.split_whitespace()))
             });
@@ -383,7 +392,8 @@ fn weekdays(text: &str, today: NaiveDate, out: &mut Vec<Candidate>) {
         let (Some(m), Some(day)) = (c.get(0), c.get(2)) else {
             continue;
         };
-        let Some(wd) = JA_WEEKDAYS
+        let Some(wd) = w()
+            .ja_weekdays
             .iter()
             .find(|w| w.0 == day.as_str())
             .map(|w| w.1)
@@ -462,13 +472,16 @@ fn relative(text: &str, today: NaiveDate, out: &mut Vec<Candidate>) {
         let Some(m) = c.get(0) else { continue };
         let word = m.as_str().to_lowercase();
         let word = word.split_whitespace().collect::<Vec<_>>().join(" ");
-        let offset = DAY_WORDS
+        let offset = w()
+            .day_words
             .iter()
-            .chain(JA_DAY_WORDS)
+            .chain(&w().ja_day_words)
             .find(|w| w.0 == word)
             .map(|w| w.1);
         if matches!(word.as_str(), "morgen" | "mañana" | "manana")
-            && MORNING_BEFORE.contains(&word_before(text, m.start()).as_str())
+            && w()
+                .morning_before
+                .contains(&word_before(text, m.start()).as_str())
         {
             continue;
         }
@@ -487,9 +500,10 @@ fn relative(text: &str, today: NaiveDate, out: &mut Vec<Candidate>) {
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ");
-        let p = PERIODS
+        let p = w()
+            .periods
             .iter()
-            .chain(JA_PERIODS)
+            .chain(&w().ja_periods)
             .find(|w| w.0 == word)
             .map(|w| w.1);
         relative_push(

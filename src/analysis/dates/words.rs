@@ -1,286 +1,16 @@
-//! The words of dates in the seven languages: months, weekdays, relative days and periods.
+//! The words of dates in the seven languages — months, weekdays, relative days and periods —
+//! are data: `references/dates.yaml`, embedded and read once. Each table here is that file's
+//! list of the same name, as `(&'static str, meaning)` pairs for the date reader's patterns.
+
+use std::sync::OnceLock;
 
 use chrono::Weekday;
+use serde::Deserialize;
 
-/// Month words: full names in the seven languages, then abbreviations (after a day only).
-pub(super) const MONTHS: &[(&str, u32)] = &[
-    ("january", 1),
-    ("february", 2),
-    ("march", 3),
-    ("april", 4),
-    ("may", 5),
-    ("june", 6),
-    ("july", 7),
-    ("august", 8),
-    ("september", 9),
-    ("october", 10),
-    ("november", 11),
-    ("december", 12),
-    ("gennaio", 1),
-    ("febbraio", 2),
-    ("marzo", 3),
-    ("aprile", 4),
-    ("maggio", 5),
-    ("giugno", 6),
-    ("luglio", 7),
-    ("agosto", 8),
-    ("settembre", 9),
-    ("ottobre", 10),
-    ("novembre", 11),
-    ("dicembre", 12),
-    ("janvier", 1),
-    ("février", 2),
-    ("fevrier", 2),
-    ("mars", 3),
-    ("avril", 4),
-    ("mai", 5),
-    ("juin", 6),
-    ("juillet", 7),
-    ("août", 8),
-    ("aout", 8),
-    ("septembre", 9),
-    ("octobre", 10),
-    ("décembre", 12),
-    ("decembre", 12),
-    ("enero", 1),
-    ("febrero", 2),
-    ("abril", 4),
-    ("mayo", 5),
-    ("junio", 6),
-    ("julio", 7),
-    ("septiembre", 9),
-    ("setiembre", 9),
-    ("octubre", 10),
-    ("noviembre", 11),
-    ("diciembre", 12),
-    ("januar", 1),
-    ("jänner", 1),
-    ("februar", 2),
-    ("märz", 3),
-    ("maerz", 3),
-    ("juni", 6),
-    ("juli", 7),
-    ("oktober", 10),
-    ("dezember", 12),
-    ("janeiro", 1),
-    ("fevereiro", 2),
-    ("março", 3),
-    ("marco", 3),
-    ("maio", 5),
-    ("junho", 6),
-    ("julho", 7),
-    ("setembro", 9),
-    ("outubro", 10),
-    ("dezembro", 12),
-];
+const SOURCE: &str = include_str!("../../../references/dates.yaml");
 
-pub(super) const MONTH_ABBREVIATIONS: &[(&str, u32)] = &[
-    ("jan", 1),
-    ("feb", 2),
-    ("mar", 3),
-    ("apr", 4),
-    ("jun", 6),
-    ("jul", 7),
-    ("aug", 8),
-    ("sep", 9),
-    ("sept", 9),
-    ("oct", 10),
-    ("nov", 11),
-    ("dec", 12),
-    ("gen", 1),
-    ("mag", 5),
-    ("giu", 6),
-    ("lug", 7),
-    ("ago", 8),
-    ("set", 9),
-    ("ott", 10),
-    ("dic", 12),
-    ("janv", 1),
-    ("févr", 2),
-    ("fevr", 2),
-    ("avr", 4),
-    ("juil", 7),
-    ("déc", 12),
-    ("ene", 1),
-    ("abr", 4),
-    ("okt", 10),
-    ("dez", 12),
-    ("mär", 3),
-    ("fev", 2),
-];
-
-/// English abbreviations may also come before the day ("Dec 5").
-pub(super) const LEADING_ABBREVIATIONS: &[&str] = &[
-    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
-];
-
-pub(super) const WEEKDAYS: &[(&str, Weekday)] = &[
-    ("monday", Weekday::Mon),
-    ("tuesday", Weekday::Tue),
-    ("wednesday", Weekday::Wed),
-    ("thursday", Weekday::Thu),
-    ("friday", Weekday::Fri),
-    ("saturday", Weekday::Sat),
-    ("sunday", Weekday::Sun),
-    ("lunedì", Weekday::Mon),
-    ("lunedi", Weekday::Mon),
-    ("martedì", Weekday::Tue),
-    ("martedi", Weekday::Tue),
-    ("mercoledì", Weekday::Wed),
-    ("mercoledi", Weekday::Wed),
-    ("giovedì", Weekday::Thu),
-    ("giovedi", Weekday::Thu),
-    ("venerdì", Weekday::Fri),
-    ("venerdi", Weekday::Fri),
-    ("sabato", Weekday::Sat),
-    ("domenica", Weekday::Sun),
-    ("lundi", Weekday::Mon),
-    ("mardi", Weekday::Tue),
-    ("mercredi", Weekday::Wed),
-    ("jeudi", Weekday::Thu),
-    ("vendredi", Weekday::Fri),
-    ("samedi", Weekday::Sat),
-    ("dimanche", Weekday::Sun),
-    ("lunes", Weekday::Mon),
-    ("martes", Weekday::Tue),
-    ("miércoles", Weekday::Wed),
-    ("miercoles", Weekday::Wed),
-    ("jueves", Weekday::Thu),
-    ("viernes", Weekday::Fri),
-    ("sábado", Weekday::Sat),
-    ("sabado", Weekday::Sat),
-    ("domingo", Weekday::Sun),
-    ("montag", Weekday::Mon),
-    ("dienstag", Weekday::Tue),
-    ("mittwoch", Weekday::Wed),
-    ("donnerstag", Weekday::Thu),
-    ("freitag", Weekday::Fri),
-    ("samstag", Weekday::Sat),
-    ("sonnabend", Weekday::Sat),
-    ("sonntag", Weekday::Sun),
-    ("segunda-feira", Weekday::Mon),
-    ("terça-feira", Weekday::Tue),
-    ("terca-feira", Weekday::Tue),
-    ("quarta-feira", Weekday::Wed),
-    ("quinta-feira", Weekday::Thu),
-    ("sexta-feira", Weekday::Fri),
-    ("segunda", Weekday::Mon),
-    ("terça", Weekday::Tue),
-    ("terca", Weekday::Tue),
-    ("quarta", Weekday::Wed),
-    ("quinta", Weekday::Thu),
-    ("sexta", Weekday::Fri),
-];
-
-/// Portuguese short weekday names are also ordinals ("a sexta parte"): they count only after
-/// one of these words, or with "próxima"/"que vem".
-pub(super) const PT_SHORT: &[&str] = &["segunda", "terça", "terca", "quarta", "quinta", "sexta"];
-pub(super) const PT_SHORT_BEFORE: &[&str] = &["na", "até", "ate", "nesta", "esta", "pela", "toda"];
-
-pub(super) const JA_WEEKDAYS: &[(&str, Weekday)] = &[
-    ("月曜日", Weekday::Mon),
-    ("火曜日", Weekday::Tue),
-    ("水曜日", Weekday::Wed),
-    ("木曜日", Weekday::Thu),
-    ("金曜日", Weekday::Fri),
-    ("土曜日", Weekday::Sat),
-    ("日曜日", Weekday::Sun),
-    ("月曜", Weekday::Mon),
-    ("火曜", Weekday::Tue),
-    ("水曜", Weekday::Wed),
-    ("木曜", Weekday::Thu),
-    ("金曜", Weekday::Fri),
-    ("土曜", Weekday::Sat),
-    ("日曜", Weekday::Sun),
-];
-
-/// Words that make a weekday the one of next week, before or after it.
-pub(super) const NEXT_BEFORE: &[&str] = &[
-    "next",
-    "prossimo",
-    "prossima",
-    "próximo",
-    "proximo",
-    "próxima",
-    "proxima",
-    "nächsten",
-    "nächster",
-    "nächste",
-    "naechsten",
-    "kommenden",
-    "kommender",
-];
-pub(super) const THIS_BEFORE: &[&str] = &[
-    "this", "coming", "questo", "questa", "ce", "este", "esta", "nesta", "diesen", "dieser",
-];
-pub(super) const NEXT_AFTER: &[&str] = &[
-    "prossimo",
-    "prossima",
-    "prochain",
-    "próximo",
-    "proximo",
-    "que vem",
-    "que viene",
-];
-
-/// Relative day words and their offset from today.
-pub(super) const DAY_WORDS: &[(&str, i64)] = &[
-    ("the day after tomorrow", 2),
-    ("day after tomorrow", 2),
-    ("today", 0),
-    ("tonight", 0),
-    ("tomorrow", 1),
-    ("yesterday", -1),
-    ("dopodomani", 2),
-    ("oggi", 0),
-    ("stasera", 0),
-    ("domani", 1),
-    ("ieri", -1),
-    ("après-demain", 2),
-    ("apres-demain", 2),
-    ("aujourd'hui", 0),
-    ("aujourd’hui", 0),
-    ("ce soir", 0),
-    ("demain", 1),
-    ("pasado mañana", 2),
-    ("pasado manana", 2),
-    ("hoy", 0),
-    ("esta noche", 0),
-    ("mañana", 1),
-    ("manana", 1),
-    ("ayer", -1),
-    ("übermorgen", 2),
-    ("uebermorgen", 2),
-    ("heute abend", 0),
-    ("heute", 0),
-    ("morgen", 1),
-    ("gestern", -1),
-    ("depois de amanhã", 2),
-    ("depois de amanha", 2),
-    ("hoje", 0),
-    ("esta noite", 0),
-    ("amanhã", 1),
-    ("amanha", 1),
-    ("ontem", -1),
-];
-pub(super) const JA_DAY_WORDS: &[(&str, i64)] = &[
-    ("明後日", 2),
-    ("あさって", 2),
-    ("今日", 0),
-    ("本日", 0),
-    ("今夜", 0),
-    ("今晩", 0),
-    ("明日", 1),
-    ("あした", 1),
-    ("昨日", -1),
-];
-
-/// Words before "morgen"/"mañana" that make them "morning", not "tomorrow".
-pub(super) const MORNING_BEFORE: &[&str] = &[
-    "am", "guten", "jeden", "den", "einen", "diesen", "la", "esta", "una", "cada",
-];
-
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub(super) enum Period {
     WeekEnd,
     Weekend,
@@ -290,79 +20,136 @@ pub(super) enum Period {
     NextMonth,
 }
 
-pub(super) const PERIODS: &[(&str, Period)] = &[
-    ("end of the week", Period::WeekEnd),
-    ("end of this week", Period::WeekEnd),
-    ("end of week", Period::WeekEnd),
-    ("fine della settimana", Period::WeekEnd),
-    ("fin de la semaine", Period::WeekEnd),
-    ("final de la semana", Period::WeekEnd),
-    ("ende der woche", Period::WeekEnd),
-    ("fim da semana", Period::WeekEnd),
-    ("final da semana", Period::WeekEnd),
-    ("this weekend", Period::Weekend),
-    ("weekend", Period::Weekend),
-    ("week-end", Period::Weekend),
-    ("fine settimana", Period::Weekend),
-    ("fin de semana", Period::Weekend),
-    ("wochenende", Period::Weekend),
-    ("fim de semana", Period::Weekend),
-    ("end of the month", Period::MonthEnd),
-    ("end of this month", Period::MonthEnd),
-    ("end of month", Period::MonthEnd),
-    ("fine del mese", Period::MonthEnd),
-    ("fine mese", Period::MonthEnd),
-    ("fin du mois", Period::MonthEnd),
-    ("fin de mois", Period::MonthEnd),
-    ("fin de mes", Period::MonthEnd),
-    ("fin del mes", Period::MonthEnd),
-    ("final de mes", Period::MonthEnd),
-    ("final del mes", Period::MonthEnd),
-    ("ende des monats", Period::MonthEnd),
-    ("monatsende", Period::MonthEnd),
-    ("fim do mês", Period::MonthEnd),
-    ("fim do mes", Period::MonthEnd),
-    ("final do mês", Period::MonthEnd),
-    ("end of the year", Period::YearEnd),
-    ("end of year", Period::YearEnd),
-    ("fine dell'anno", Period::YearEnd),
-    ("fine anno", Period::YearEnd),
-    ("fin de l'année", Period::YearEnd),
-    ("fin d'année", Period::YearEnd),
-    ("fin de año", Period::YearEnd),
-    ("fin del año", Period::YearEnd),
-    ("ende des jahres", Period::YearEnd),
-    ("jahresende", Period::YearEnd),
-    ("fim do ano", Period::YearEnd),
-    ("final do ano", Period::YearEnd),
-    ("next week", Period::NextWeek),
-    ("la settimana prossima", Period::NextWeek),
-    ("settimana prossima", Period::NextWeek),
-    ("la prossima settimana", Period::NextWeek),
-    ("la semaine prochaine", Period::NextWeek),
-    ("la semana que viene", Period::NextWeek),
-    ("la próxima semana", Period::NextWeek),
-    ("la proxima semana", Period::NextWeek),
-    ("nächste woche", Period::NextWeek),
-    ("naechste woche", Period::NextWeek),
-    ("kommende woche", Period::NextWeek),
-    ("próxima semana", Period::NextWeek),
-    ("semana que vem", Period::NextWeek),
-    ("next month", Period::NextMonth),
-    ("il mese prossimo", Period::NextMonth),
-    ("le mois prochain", Period::NextMonth),
-    ("el mes que viene", Period::NextMonth),
-    ("el próximo mes", Period::NextMonth),
-    ("nächsten monat", Period::NextMonth),
-    ("próximo mês", Period::NextMonth),
-    ("mês que vem", Period::NextMonth),
-];
-pub(super) const JA_PERIODS: &[(&str, Period)] = &[
-    ("今週末", Period::Weekend),
-    ("週末", Period::Weekend),
-    ("今月末", Period::MonthEnd),
-    ("月末", Period::MonthEnd),
-    ("年末", Period::YearEnd),
-    ("来週", Period::NextWeek),
-    ("来月", Period::NextMonth),
-];
+/// A weekday as the data file writes it (`mon` … `sun`).
+#[derive(Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Day {
+    Mon,
+    Tue,
+    Wed,
+    Thu,
+    Fri,
+    Sat,
+    Sun,
+}
+
+impl From<Day> for Weekday {
+    fn from(d: Day) -> Weekday {
+        match d {
+            Day::Mon => Weekday::Mon,
+            Day::Tue => Weekday::Tue,
+            Day::Wed => Weekday::Wed,
+            Day::Thu => Weekday::Thu,
+            Day::Fri => Weekday::Fri,
+            Day::Sat => Weekday::Sat,
+            Day::Sun => Weekday::Sun,
+        }
+    }
+}
+
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    months: Vec<(String, u32)>,
+    month_abbreviations: Vec<(String, u32)>,
+    leading_abbreviations: Vec<String>,
+    weekdays: Vec<(String, Day)>,
+    pt_short: Vec<String>,
+    pt_short_before: Vec<String>,
+    ja_weekdays: Vec<(String, Day)>,
+    next_before: Vec<String>,
+    this_before: Vec<String>,
+    next_after: Vec<String>,
+    day_words: Vec<(String, i64)>,
+    ja_day_words: Vec<(String, i64)>,
+    morning_before: Vec<String>,
+    periods: Vec<(String, Period)>,
+    ja_periods: Vec<(String, Period)>,
+}
+
+/// The tables, borrowed from the file read once.
+pub(super) struct Words {
+    /// Full month names in the seven languages.
+    pub months: Vec<(&'static str, u32)>,
+    /// Abbreviations, after a day only.
+    pub month_abbreviations: Vec<(&'static str, u32)>,
+    /// English abbreviations may also come before the day ("Dec 5").
+    pub leading_abbreviations: Vec<&'static str>,
+    pub weekdays: Vec<(&'static str, Weekday)>,
+    /// Portuguese short weekday names are also ordinals ("a sexta parte"): they count only
+    /// after one of `pt_short_before`, or with "próxima"/"que vem".
+    pub pt_short: Vec<&'static str>,
+    pub pt_short_before: Vec<&'static str>,
+    pub ja_weekdays: Vec<(&'static str, Weekday)>,
+    /// Words that make a weekday the one of next week, before or after it.
+    pub next_before: Vec<&'static str>,
+    pub this_before: Vec<&'static str>,
+    pub next_after: Vec<&'static str>,
+    /// Relative day words and their offset from today.
+    pub day_words: Vec<(&'static str, i64)>,
+    pub ja_day_words: Vec<(&'static str, i64)>,
+    /// Words before "morgen"/"mañana" that make them "morning", not "tomorrow".
+    pub morning_before: Vec<&'static str>,
+    pub periods: Vec<(&'static str, Period)>,
+    pub ja_periods: Vec<(&'static str, Period)>,
+}
+
+fn file() -> &'static File {
+    static FILE: OnceLock<File> = OnceLock::new();
+    // a file that does not parse is a build mistake the tests catch; at run time it reads as
+    // no date words rather than a panic
+    FILE.get_or_init(|| yaml_serde::from_str(SOURCE).unwrap_or_default())
+}
+
+fn strs(v: &'static [String]) -> Vec<&'static str> {
+    v.iter().map(String::as_str).collect()
+}
+
+fn pairs<T: Copy, U>(v: &'static [(String, T)], f: impl Fn(T) -> U) -> Vec<(&'static str, U)> {
+    v.iter().map(|(w, x)| (w.as_str(), f(*x))).collect()
+}
+
+/// Every table, read once.
+pub(super) fn words() -> &'static Words {
+    static WORDS: OnceLock<Words> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        let f = file();
+        Words {
+            months: pairs(&f.months, |m| m),
+            month_abbreviations: pairs(&f.month_abbreviations, |m| m),
+            leading_abbreviations: strs(&f.leading_abbreviations),
+            weekdays: pairs(&f.weekdays, Weekday::from),
+            pt_short: strs(&f.pt_short),
+            pt_short_before: strs(&f.pt_short_before),
+            ja_weekdays: pairs(&f.ja_weekdays, Weekday::from),
+            next_before: strs(&f.next_before),
+            this_before: strs(&f.this_before),
+            next_after: strs(&f.next_after),
+            day_words: pairs(&f.day_words, |d| d),
+            ja_day_words: pairs(&f.ja_day_words, |d| d),
+            morning_before: strs(&f.morning_before),
+            periods: pairs(&f.periods, |p| p),
+            ja_periods: pairs(&f.ja_periods, |p| p),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_data_file_parses_with_every_month_and_weekday() {
+        let f: File = yaml_serde::from_str(SOURCE).expect("references/dates.yaml");
+        for m in 1..=12 {
+            assert!(f.months.iter().any(|(_, n)| *n == m), "month {m}");
+        }
+        assert_eq!(f.ja_weekdays.len() % 7, 0);
+        assert!(
+            words()
+                .weekdays
+                .iter()
+                .any(|(w, d)| *w == "venerdì" && *d == Weekday::Fri)
+        );
+    }
+}
