@@ -158,21 +158,6 @@ fn meeting_notes(v: &Path) -> Vec<(String, String)> {
     out
 }
 
-/// No file of the vault holds `needle`.
-fn nowhere(root: &Path, needle: &str) {
-    for e in walkdir::WalkDir::new(root).into_iter().flatten() {
-        if e.file_type().is_file() {
-            let text =
-                String::from_utf8_lossy(&std::fs::read(e.path()).expect("read")).into_owned();
-            assert!(
-                !text.contains(needle),
-                "{} holds the password",
-                e.path().display()
-            );
-        }
-    }
-}
-
 #[test]
 fn create_an_event_plans_then_writes_it_once_and_import_reads_it_back() {
     let Some(r) = radicale() else { return };
@@ -240,7 +225,7 @@ fn create_an_event_plans_then_writes_it_once_and_import_reads_it_back() {
     assert!(out.contains("0 new, 0 updated, 1 unchanged"), "{out}");
     let (out, _, _) = ask(v.path(), &r.password, "what's on my calendar", false);
     assert!(out.contains("12:00–13:00 **Lunch with Marco**"), "{out}");
-    nowhere(v.path(), &r.password);
+    common::nowhere(v.path(), &r.password);
 }
 
 #[test]
@@ -326,8 +311,35 @@ fn a_wrong_password_or_calendar_is_named_and_nothing_is_written() {
         out.contains(&format!("calendar {missing}: no calendar there")),
         "{out}"
     );
-    nowhere(v.path(), &r.password);
+    common::nowhere(v.path(), &r.password);
     assert!(events_on(&r, &cal).is_empty());
+}
+
+#[test]
+fn an_object_already_on_the_server_is_never_replaced() {
+    use crew::agents::postman::caldav::{CaldavError, Calendar};
+    let Some(r) = radicale() else { return };
+    let cal = new_calendar(&r, "conflict");
+    let theirs = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:crew-taken\r\nDTSTAMP:20261201T100000Z\r\nDTSTART:20261210T140000Z\r\nSUMMARY:Theirs\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+    let (status, _) = dav(&r, "PUT", &format!("{cal}crew-taken.ics"), &[], theirs);
+    assert_eq!(status, 201);
+    // the password is read from the variable .ci/run exported it in
+    let calendar = Calendar::open(&crew::crew::mailcal::CaldavConfig {
+        url: cal.clone(),
+        username: Some(r.user.clone()),
+        password_env: Some("CREW_CALDAV_PASSWORD".into()),
+    })
+    .expect("open");
+    let ours = theirs.replace("SUMMARY:Theirs", "SUMMARY:Ours");
+    match calendar.create("crew-taken", &ours) {
+        Err(e @ CaldavError::Exists { .. }) => {
+            assert!(e.to_string().contains("nothing was replaced"), "{e}");
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    let events = events_on(&r, &cal);
+    assert_eq!(events.len(), 1);
+    assert!(events[0].contains("SUMMARY:Theirs"), "{events:?}");
 }
 
 #[test]

@@ -15,7 +15,7 @@ use crate::crew::mailcal::{CaldavConfig, shown_url};
 const MAX_REPLY: u64 = 32 * 1024 * 1024;
 
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum CaldavError {
+pub enum CaldavError {
     #[error(
         "calendar {url}: the environment variable {var} (calendar.caldav password_env) is not set"
     )]
@@ -56,7 +56,7 @@ pub(crate) enum CaldavError {
 }
 
 /// One configured calendar collection, ready to talk to.
-pub(crate) struct Calendar {
+pub struct Calendar {
     url: String,
     shown: String,
     username: Option<String>,
@@ -73,7 +73,7 @@ struct Reply {
 
 /// The calendar objects of a time range, and what could not be read of it.
 #[derive(Debug, Default)]
-pub(crate) struct Fetched {
+pub struct Fetched {
     /// (the object's URL, its iCalendar text)
     pub objects: Vec<(String, String)>,
     pub problems: Vec<String>,
@@ -89,7 +89,7 @@ fn scrub(text: &str, secret: Option<&str>) -> String {
 
 impl Calendar {
     /// The calendar of one config entry; its password is read from the environment now.
-    pub(crate) fn open(cfg: &CaldavConfig) -> Result<Calendar, CaldavError> {
+    pub fn open(cfg: &CaldavConfig) -> Result<Calendar, CaldavError> {
         let shown = cfg.shown_url();
         let password = match &cfg.password_env {
             Some(var) => match std::env::var(var) {
@@ -125,7 +125,7 @@ impl Calendar {
         })
     }
 
-    pub(crate) fn shown_url(&self) -> &str {
+    pub fn shown_url(&self) -> &str {
         &self.shown
     }
 
@@ -207,8 +207,11 @@ impl Calendar {
                 status,
             },
             _ => {
-                let first = crate::agents::inert::one_line(body);
-                let first: String = first.chars().take(120).collect();
+                // the server's words are outside text, shown on one inert Markdown line
+                let first: String = super::md_inline(&scrub(body, self.password.as_deref()))
+                    .chars()
+                    .take(120)
+                    .collect();
                 CaldavError::Refused {
                     url: self.shown.clone(),
                     what,
@@ -216,7 +219,7 @@ impl Calendar {
                     detail: if first.is_empty() {
                         String::new()
                     } else {
-                        format!(": {}", scrub(&first, self.password.as_deref()))
+                        format!(": {first}")
                     },
                 }
             }
@@ -240,11 +243,7 @@ impl Calendar {
     }
 
     /// The events overlapping `[start, end)` (UTC), as calendar objects.
-    pub(crate) fn query(
-        &self,
-        start: NaiveDateTime,
-        end: NaiveDateTime,
-    ) -> Result<Fetched, CaldavError> {
+    pub fn query(&self, start: NaiveDateTime, end: NaiveDateTime) -> Result<Fetched, CaldavError> {
         let body = caldav_xml::calendar_query(start, end);
         let reply = self.request(
             "REPORT",
@@ -279,7 +278,7 @@ impl Calendar {
 
     /// Adds a new object `<uid>.ics` holding `ics`; refused, never replaced, if one is there.
     /// Returns the object's URL.
-    pub(crate) fn create(&self, uid: &str, ics: &str) -> Result<String, CaldavError> {
+    pub fn create(&self, uid: &str, ics: &str) -> Result<String, CaldavError> {
         let name = format!("{uid}.ics");
         let url = format!("{}{name}", self.url);
         let reply = self.request(
