@@ -71,20 +71,27 @@ fn phrase_span(message: &str, phrases: &[String]) -> Option<std::ops::Range<usiz
         .map(|p| normalize(p))
         .filter(|p| !p.is_empty())
         .collect();
+    // most requests to the postman ask for something else: one pass over the whole text
+    let whole = normalize(message);
+    if !wanted.iter().any(|p| holds(&whole, p)) {
+        return None;
+    }
+    let found = |part: &str| {
+        let n = normalize(part);
+        wanted.iter().any(|p| holds(&n, p))
+    };
     let bounds: Vec<usize> = message
         .char_indices()
         .map(|(i, _)| i)
         .chain([message.len()])
         .collect();
     // the shortest prefix holding a phrase ends where the phrase does
-    let end = *bounds
+    let end = *bounds.iter().find(|&&i| found(&message[..i]))?;
+    let start = *bounds
         .iter()
-        .find(|&&i| wanted.iter().any(|p| holds(&normalize(&message[..i]), p)))?;
-    let start = *bounds.iter().rev().filter(|&&i| i < end).find(|&&i| {
-        wanted
-            .iter()
-            .any(|p| holds(&normalize(&message[i..end]), p))
-    })?;
+        .rev()
+        .filter(|&&i| i < end)
+        .find(|&&i| found(&message[i..end]))?;
     Some(start..end)
 }
 
