@@ -590,20 +590,6 @@ fn imap_config(s: &Dovecot) -> String {
     )
 }
 
-/// Every file of the folder holds no `needle`.
-fn nowhere(root: &Path, needle: &str) {
-    for e in walkdir::WalkDir::new(root).into_iter().flatten() {
-        if e.file_type().is_file() {
-            let bytes = std::fs::read(e.path()).expect("read");
-            assert!(
-                !String::from_utf8_lossy(&bytes).contains(needle),
-                "{} holds the password",
-                e.path().display()
-            );
-        }
-    }
-}
-
 #[test]
 fn imap_reads_a_real_dovecot_read_only_and_keeps_the_password_out() {
     let Some(s) = dovecot() else { return };
@@ -689,8 +675,8 @@ fn imap_reads_a_real_dovecot_read_only_and_keeps_the_password_out() {
     );
     assert!(out.contains("refused the login of crew"), "{out}");
     assert!(!out.contains(wrong));
-    nowhere(v.path(), &s.password);
-    nowhere(v.path(), wrong);
+    common::nowhere(v.path(), &s.password);
+    common::nowhere(v.path(), wrong);
 }
 
 #[test]

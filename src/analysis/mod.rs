@@ -14,3 +14,4 @@ pub mod notes;
 pub mod schema;
 pub mod search;
 pub mod text;
+pub mod times;

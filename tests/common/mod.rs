@@ -152,6 +152,20 @@ pub fn skipped(why: &str) {
     let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
 }
 
+/// No file under `root` holds `needle` (a password handed to crew through the environment).
+pub fn nowhere(root: &Path, needle: &str) {
+    for e in walkdir::WalkDir::new(root).into_iter().flatten() {
+        if e.file_type().is_file() {
+            let bytes = std::fs::read(e.path()).expect("read");
+            assert!(
+                !String::from_utf8_lossy(&bytes).contains(needle),
+                "{} holds the password",
+                e.path().display()
+            );
+        }
+    }
+}
+
 /// A vault made by `crew init --samples` (a messy inbox, broken links, duplicates).
 pub fn sample_vault() -> TempDir {
     let dir = TempDir::new().expect("tmp");

@@ -117,16 +117,30 @@ pub(crate) fn user_zone(configured: Option<&str>) -> Result<Tz, String> {
 
 /// The events of `paths` starting between `from` and `to` (inclusive days, user's zone).
 pub fn load(paths: &[PathBuf], zone: Tz, from: NaiveDate, to: NaiveDate) -> Loaded {
+    load_with(paths, Vec::new(), zone, from, to)
+}
+
+/// [`load`], with calendar objects fetched already (a CalDAV server's: its URL and text),
+/// read as the files are: one event under one UID, whichever source it came from.
+pub fn load_with(
+    paths: &[PathBuf],
+    fetched: Vec<(String, Vec<u8>)>,
+    zone: Tz,
+    from: NaiveDate,
+    to: NaiveDate,
+) -> Loaded {
     let mut loaded = Loaded::default();
     let files = crate::sources::ics::files(paths, &mut loaded.problems);
-    loaded.files = files.len();
+    loaded.files = files.len() + fetched.len();
     // (uid, occurrence) → (sequence, event): a later SEQUENCE of the same event wins
     let mut seen: BTreeMap<(String, Option<String>), (i64, Event)> = BTreeMap::new();
     // a UID given to two different events is reported once per event, not per occurrence
     let mut clashes: BTreeSet<String> = BTreeSet::new();
-    for f in files {
-        let name = f.display().to_string();
-        let bytes = match crate::sources::ics::read(&f) {
+    let read = files
+        .iter()
+        .map(|f| (f.display().to_string(), crate::sources::ics::read(f)));
+    for (name, bytes) in read.chain(fetched.into_iter().map(|(n, b)| (n, Ok(b)))) {
+        let bytes = match bytes {
             Ok(b) => b,
             Err(e) => {
                 loaded

@@ -24,7 +24,7 @@ pub(crate) fn events_between(
     from: NaiveDate,
     to: NaiveDate,
 ) -> Option<calendar::Loaded> {
-    if ctx.config.calendar.ics.is_empty() {
+    if !configured(ctx) {
         return None;
     }
     let zone = match calendar::user_zone(ctx.config.calendar.timezone.as_deref()) {
@@ -37,11 +37,18 @@ pub(crate) fn events_between(
         }
     };
     let paths = calendar::configured_paths(ctx.gate.root(), &ctx.config.calendar.ics);
-    let loaded = calendar::load(&paths, zone, from, to);
+    let (objects, problems) = super::caldav::fetch_all(&ctx.config.calendar.caldav, zone, from, to);
+    let mut loaded = calendar::load_with(&paths, objects, zone, from, to);
+    loaded.problems.splice(0..0, problems);
     for p in &loaded.problems {
         tracing::warn!("postman: {p}");
     }
     Some(loaded)
+}
+
+/// Whether any calendar is configured: `.ics` paths or CalDAV calendars.
+pub(crate) fn configured(ctx: &Ctx) -> bool {
+    !ctx.config.calendar.ics.is_empty() || !ctx.config.calendar.caldav.is_empty()
 }
 
 /// The run's clock in the calendar's zone (which may differ from the system's).
@@ -76,12 +83,13 @@ pub(crate) fn imported_keys(vault: &Vault) -> HashSet<(String, Option<String>)> 
 fn calendar_setup_text() -> String {
     "**No calendar is configured.** The postman reads iCalendar (`.ics`) files without a model: \
 an export, a subscription saved by a sync tool (vdirsyncer keeps one file per event), or a \
-folder of them. Add them to `.crew/config.yaml`:\n\n```yaml\ncalendar:\n  ics: [~/calendars/work.ics, ~/calendars/personal/]\n  timezone: Europe/Rome   # optional; the system's zone otherwise\n```\n".to_string()
+folder of them — and CalDAV calendars (Nextcloud, Fastmail, iCloud, Radicale), which it can \
+also add events to. Add them to `.crew/config.yaml`:\n\n```yaml\ncalendar:\n  ics: [~/calendars/work.ics, ~/calendars/personal/]\n  caldav:\n    - url: https://cloud.example.org/remote.php/dav/calendars/me/personal/\n      username: me\n      password_env: CALDAV_PASSWORD   # the variable holding the (app) password\n  timezone: Europe/Rome   # optional; the system's zone otherwise\n```\n".to_string()
 }
 
 /// "what's on my calendar" and "import events".
 pub fn calendar(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
-    if ctx.config.calendar.ics.is_empty() {
+    if !configured(ctx) {
         return Ok(NativeOutput {
             text: calendar_setup_text(),
             postit: ctx.postit.clone().unwrap_or_default(),
@@ -225,7 +233,7 @@ fn detail_lines(e: &Event, people: &[String]) -> Vec<(&'static str, String)> {
     v
 }
 
-fn render_note(e: &Event, people: &[String]) -> String {
+pub(crate) fn render_note(e: &Event, people: &[String]) -> String {
     let mut fm = String::from("---\ntype: meeting\n");
     for (k, v) in managed_fields(e, people) {
         if let Some(v) = v {
@@ -261,7 +269,7 @@ fn render_note(e: &Event, people: &[String]) -> String {
 
 /// Where this vault keeps meeting notes ([`place`]): `Meetings/YYYY/MM/` in a vault crew laid
 /// out.
-fn events_place(ctx: &Ctx) -> Place {
+pub(crate) fn events_place(ctx: &Ctx) -> Place {
     let gate = &*ctx.gate;
     place::place(
         gate.vault(),
@@ -273,7 +281,7 @@ fn events_place(ctx: &Ctx) -> Place {
 }
 
 /// The path a new event note gets: `<place>/YYYY-MM-DD — Meeting — Title.md`.
-fn note_path(place: &Place, e: &Event) -> String {
+pub(crate) fn note_path(place: &Place, e: &Event) -> String {
     let name = common::convention_name(&e.date().to_string(), "meeting", &e.summary);
     place.path_for(e.date(), &name)
 }
@@ -351,7 +359,7 @@ fn import(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         }
     }
     out.push_str(&problems_section(&problems));
-    if loaded.files == 0 && problems.is_empty() {
+    if loaded.files == 0 && problems.is_empty() && ctx.config.calendar.caldav.is_empty() {
         out.push_str(&crate::tr!(lang, "calendar.no_files"));
     }
     let mut postit = super::state::PostIt::parse(ctx.postit.as_deref());

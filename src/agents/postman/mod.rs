@@ -5,12 +5,16 @@
 //! the listing gains a one-line summary per message and "draft a reply to email 3" writes a
 //! draft note ([`language`], [`draft`]); nothing is ever sent.
 
+pub mod caldav;
+pub(crate) mod caldav_xml;
 pub mod calendar;
 pub mod check;
 pub mod choose;
+pub mod create;
 pub mod deadline;
 pub mod draft;
 pub mod events;
+pub(crate) mod ical_out;
 pub mod imap;
 pub(crate) mod inbox;
 pub mod language;
@@ -56,6 +60,10 @@ impl PostmanMode {
 /// work the request's cue words name (a meeting to prepare, a draft, the calendar, mail to
 /// save), else the mail check.
 pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+    // "create an event: …" (its phrases are the postman definition's `Create event` mode)
+    if ctx.mode() == Some("create-event") || create::asks_to_create(ctx) {
+        return create::create_event(ctx);
+    }
     let mode = PostmanMode::from_slug(ctx.mode());
     if ctx.says(Cue::Prepare) && ctx.says(Cue::Meeting) {
         return prep::meeting_prep(ctx);
