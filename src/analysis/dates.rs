@@ -64,7 +64,7 @@ impl Candidate {
 
 mod words;
 
-use words::{Period, words as w};
+use words::{Period, Unit, words as w};
 
 /// An alternation of words, longest first so a longer phrase wins over its start.
 fn alternation<'a>(words: impl Iterator<Item = &'a str>) -> String {
@@ -131,19 +131,27 @@ static PERIOD: LazyLock<Regex> = LazyLock::new(|| {
     compile(&format!(r"(?i)\b({words})\b|({ja})"))
 });
 static IN_UNITS: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r"(?i)\b(?:in|tra|fra|dans|en|dentro\s+de|daqui\s+a|em)\s+(\d{1,3}|an?|one|two|three|un|una|uno|une|einem|einer|um|uma)\s+(days?|weeks?|months?|giorni|giorno|settimane|settimana|mesi|mese|jours?|semaines?|mois|días?|dias?|semanas?|meses|mes|tagen?|wochen?|monaten?|monat)\b|(\d{1,3})\s*(日|週間|ヶ月|か月|カ月)後",
-    )
+    let before = alternation(w().in_before.iter().copied());
+    let counts = alternation(w().count_words.iter().map(|c| c.0));
+    let units = alternation(w().units.iter().map(|u| u.0));
+    let ja = alternation(w().ja_units.iter().map(|u| u.0));
+    compile(&format!(
+        r"(?i)\b(?:{before})\s+(\d{{1,3}}|{counts})\s+({units})\b|(\d{{1,3}})\s*({ja})後"
+    ))
 });
 /// Words before a date that make it a limit.
 static DEADLINE_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r"(?i)(?:\b(?:by|before|until|till|due|no\s+later\s+than|deadline|entro|prima\s+di|scadenza|avant|d'ici|au\s+plus\s+tard|échéance|antes\s+del?|a\s+más\s+tardar|hasta|bis\s+spätestens|spätestens|bis|até|ate|antes\s+d[eo]|prazo)\s*:?\s+(?:(?:the|il|lo|la|le|l'|el|o|a|der|die|das|dem|den|zum|zur|al|au|à|ao)\s+)?|(?:📅|\[due::|due::|@due\()\s*)$",
-    )
+    let before = alternation(w().deadline_before.iter().copied());
+    let articles = alternation(w().deadline_articles.iter().copied());
+    let marks = alternation(w().deadline_marks.iter().copied());
+    compile(&format!(
+        r"(?i)(?:\b(?:{before})\s*:?\s+(?:(?:{articles})\s+)?|(?:{marks})\s*)$"
+    ))
 });
 /// Neutral words before a date, kept with it in the span.
 static NEUTRAL_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    compile(r"(?i)\b(?:on|for|il|le|el|am|au|al|na|no|em|per|pour|para|für|del)\s+$")
+    let words = alternation(w().neutral_before.iter().copied());
+    compile(&format!(r"(?i)\b(?:{words})\s+$"))
 });
 
 fn ja_digits(s: &str) -> Option<u32> {
@@ -435,36 +443,27 @@ fn period_date(today: NaiveDate, p: Period) -> Option<NaiveDate> {
 }
 
 fn count_word(raw: &str) -> Option<i64> {
-    match raw.to_lowercase().as_str() {
-        "a" | "an" | "one" | "un" | "una" | "uno" | "une" | "einem" | "einer" | "um" | "uma" => {
-            Some(1)
-        }
-        "two" => Some(2),
-        "three" => Some(3),
-        n => ja_digits(n).map(i64::from),
-    }
+    let lower = raw.to_lowercase();
+    w().count_words
+        .iter()
+        .find(|(word, _)| *word == lower)
+        .map(|c| c.1)
+        .or_else(|| ja_digits(&lower).map(i64::from))
 }
 
 fn after_units(today: NaiveDate, n: i64, unit: &str) -> Option<NaiveDate> {
-    let u = unit.to_lowercase();
-    if u.starts_with("week")
-        || u.starts_with("settiman")
-        || u.starts_with("semain")
-        || u.starts_with("seman")
-        || u.starts_with("woche")
-        || u == "週間"
-    {
-        return today.checked_add_signed(Duration::days(7 * n));
+    let lower = unit.to_lowercase();
+    let unit = w()
+        .units
+        .iter()
+        .chain(&w().ja_units)
+        .find(|(word, _)| *word == lower)
+        .map_or(Unit::Day, |u| u.1);
+    match unit {
+        Unit::Week => today.checked_add_signed(Duration::days(7 * n)),
+        Unit::Month => today.checked_add_months(chrono::Months::new(u32::try_from(n).ok()?)),
+        Unit::Day => today.checked_add_signed(Duration::days(n)),
     }
-    if u.starts_with("month")
-        || u.starts_with("mes")
-        || u == "mois"
-        || u.starts_with("monat")
-        || u.ends_with("月")
-    {
-        return today.checked_add_months(chrono::Months::new(u32::try_from(n).ok()?));
-    }
-    today.checked_add_signed(Duration::days(n))
 }
 
 fn relative(text: &str, today: NaiveDate, out: &mut Vec<Candidate>) {

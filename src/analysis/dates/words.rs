@@ -65,6 +65,23 @@ struct File {
     morning_before: Vec<String>,
     periods: Vec<(String, Period)>,
     ja_periods: Vec<(String, Period)>,
+    in_before: Vec<String>,
+    count_words: Vec<(String, i64)>,
+    units: Vec<(String, Unit)>,
+    ja_units: Vec<(String, Unit)>,
+    deadline_before: Vec<String>,
+    deadline_articles: Vec<String>,
+    deadline_marks: Vec<String>,
+    neutral_before: Vec<String>,
+}
+
+/// What a unit of "in 3 days" counts.
+#[derive(Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum Unit {
+    Day,
+    Week,
+    Month,
 }
 
 /// The tables, borrowed from the file read once.
@@ -92,6 +109,17 @@ pub(super) struct Words {
     pub morning_before: Vec<&'static str>,
     pub periods: Vec<(&'static str, Period)>,
     pub ja_periods: Vec<(&'static str, Period)>,
+    /// "in 3 days": the words before the count, the count words, the units.
+    pub in_before: Vec<&'static str>,
+    pub count_words: Vec<(&'static str, i64)>,
+    pub units: Vec<(&'static str, Unit)>,
+    pub ja_units: Vec<(&'static str, Unit)>,
+    /// Words before a date that make it a limit, the articles after them, the task marks.
+    pub deadline_before: Vec<&'static str>,
+    pub deadline_articles: Vec<&'static str>,
+    pub deadline_marks: Vec<&'static str>,
+    /// Neutral words before a date, kept with it in the span.
+    pub neutral_before: Vec<&'static str>,
 }
 
 fn file() -> &'static File {
@@ -130,6 +158,14 @@ pub(super) fn words() -> &'static Words {
             morning_before: strs(&f.morning_before),
             periods: pairs(&f.periods, |p| p),
             ja_periods: pairs(&f.ja_periods, |p| p),
+            in_before: strs(&f.in_before),
+            count_words: pairs(&f.count_words, |n| n),
+            units: pairs(&f.units, |u| u),
+            ja_units: pairs(&f.ja_units, |u| u),
+            deadline_before: strs(&f.deadline_before),
+            deadline_articles: strs(&f.deadline_articles),
+            deadline_marks: strs(&f.deadline_marks),
+            neutral_before: strs(&f.neutral_before),
         }
     })
 }
