@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::learned::Model;
 use super::scorer::Scorer;
 use crate::crew::{Crew, Kind};
-use crate::text::{is_unspaced_script, normalize};
+use crate::text::{is_unspaced_script, normalize, words};
 
 /// Where a message goes, and why. Printed, logged and returned by `crew route --json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -243,6 +243,7 @@ impl Router {
             && let Some(g) = model.guess(trimmed)
             && g.sure
             && !model.same_family(&g.name, &p.name)
+            && overrulable(&normalize(&p.trigger), normalized)
         {
             return Route::new(
                 g.kind,
@@ -512,6 +513,15 @@ fn strip_code_fence(s: &str) -> &str {
     };
     let rest = rest.split_once('\n').map_or("", |(_, r)| r);
     rest.trim_end().strip_suffix("```").unwrap_or(rest).trim()
+}
+
+/// Whether the learned model may overrule this trigger: a phrase of several words that opens
+/// the message is the request's own verb phrase ("set up the vault with areas Work, Health…"),
+/// and what follows it are its arguments, however they read; a one-word trigger ("find"), or
+/// one inside the message, is weaker evidence. The same rule as a one-word mode phrase's.
+fn overrulable(trigger: &str, message: &str) -> bool {
+    let leads = message == trigger || message.starts_with(&format!("{trigger} "));
+    !leads || words(trigger).count() < 2
 }
 
 #[cfg(test)]
