@@ -5,20 +5,9 @@
 mod common;
 
 use assert_fs::TempDir;
-use common::crew;
 
 fn ask(v: &TempDir, message: &str) -> String {
-    let out = crew(v.path())
-        .args(["ask", "--json", message])
-        .output()
-        .expect("run");
-    let code = out.status.code().unwrap_or(-1);
-    assert!(
-        code == 0 || code == 1,
-        "crew failed ({code}): {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let j = common::ask_json(v.path(), message);
     j["chain"][0]["output"].as_str().unwrap_or("").to_string()
 }
 

@@ -18,17 +18,7 @@ fn with_config(v: &TempDir, yaml: &str) {
 
 /// `crew ask --json MESSAGE` as JSON.
 fn ask(v: &Path, message: &str) -> serde_json::Value {
-    let out = crew(v)
-        .args(["ask", "--json", message])
-        .output()
-        .expect("run");
-    let code = out.status.code().unwrap_or(-1);
-    assert!(
-        code == 0 || code == 1,
-        "crew failed ({code}): {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("json")
+    common::ask_json(v, message)
 }
 
 fn agents_run(j: &serde_json::Value) -> Vec<String> {

@@ -106,6 +106,21 @@ pub fn corpus_vaults(check: &str) -> Vec<PathBuf> {
 }
 
 /// Parses a command's stdout as JSON.
+/// `crew ask --json MESSAGE` as JSON; the run must end with 0 or 1 (done, or needs attention).
+pub fn ask_json(vault: &Path, message: &str) -> serde_json::Value {
+    let out = crew(vault)
+        .args(["ask", "--json", message])
+        .output()
+        .expect("run");
+    let code = out.status.code().unwrap_or(-1);
+    assert!(
+        code == 0 || code == 1,
+        "crew failed ({code}): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("json")
+}
+
 pub fn json_of(cmd: &mut Command) -> serde_json::Value {
     let out = cmd.output().expect("run crew");
     assert!(
