@@ -1,6 +1,7 @@
 //! How a request to the seeker says which mode it wants, in the seven languages crew answers in.
-//! The phrases are data: a table per mode, so a language is added by adding rows; questions
-//! about a topic ("what do I know about X") are `references/questions/<code>.yaml`. Pure.
+//! The phrases are data (`references/seeker-cues.yaml`): a list per mode, so a language is added
+//! by adding rows; questions about a topic ("what do I know about X") are
+//! `references/questions/<code>.yaml`. Pure.
 
 use crate::lang::questions::{Reply, topic_question};
 
@@ -21,137 +22,55 @@ pub(crate) enum Mode {
     Search,
 }
 
-/// Phrases followed by the note whose backlinks are wanted ("what links to X").
-const BACKLINKS_BEFORE: &[&str] = &[
-    // EN
-    "what links to ",
-    "what links here to ",
-    "which notes link to ",
-    "what notes link to ",
-    "notes that link to ",
-    "notes linking to ",
-    "who links to ",
-    "backlinks of ",
-    "backlinks to ",
-    "backlinks for ",
-    "incoming links to ",
-    "links to ",
-    // IT
-    "cosa rimanda a ",
-    "cosa punta a ",
-    "quali note rimandano a ",
-    "quali note puntano a ",
-    "quali note linkano ",
-    "backlink di ",
-    "backlink a ",
-    "link in entrata di ",
-    // FR
-    "qu'est-ce qui pointe vers ",
-    "qu'est-ce qui renvoie à ",
-    "quelles notes pointent vers ",
-    "quelles notes renvoient à ",
-    "liens entrants de ",
-    "liens entrants vers ",
-    "rétroliens de ",
-    // ES
-    "qué enlaza a ",
-    "que enlaza a ",
-    "qué notas enlazan a ",
-    "que notas enlazan a ",
-    "enlaces entrantes de ",
-    "enlaces entrantes a ",
-    "retroenlaces de ",
-    // DE
-    "was verlinkt auf ",
-    "was verweist auf ",
-    "welche notizen verlinken auf ",
-    "welche notizen verweisen auf ",
-    "rückverweise auf ",
-    "rückverweise von ",
-    "backlinks von ",
-    // PT
-    "o que aponta para ",
-    "o que liga para ",
-    "que notas apontam para ",
-    "quais notas apontam para ",
-    "quais notas ligam para ",
-    "ligações de entrada de ",
-    // shared by ES, FR, PT
-    "backlinks de ",
-];
+/// The seeker's cue phrases, `references/seeker-cues.yaml`, read once.
+#[derive(Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CueFile {
+    backlinks_before: Vec<String>,
+    backlinks_after: Vec<String>,
+    compare_before: Vec<String>,
+    compare_joins: Vec<String>,
+    compare_after: Vec<String>,
+    timeline_cues: Vec<String>,
+    timeline_after: Vec<String>,
+    revisit_cues: Vec<String>,
+}
 
-/// Phrases that follow the note (Japanese puts the object first: "Xへのバックリンク").
-const BACKLINKS_AFTER: &[&str] = &[
-    "へのバックリンク",
-    "のバックリンク",
-    "にリンクしているノート",
-    "にリンクしているもの",
-    "にリンクしているのは",
-    "を参照しているノート",
-    "へのリンク元",
-];
+/// The lists as the matching reads them.
+struct Cues {
+    backlinks_before: Vec<&'static str>,
+    backlinks_after: Vec<&'static str>,
+    compare_before: Vec<&'static str>,
+    compare_joins: Vec<&'static str>,
+    compare_after: Vec<&'static str>,
+    timeline_cues: Vec<&'static str>,
+    timeline_after: Vec<&'static str>,
+    revisit_cues: Vec<&'static str>,
+}
 
-/// Phrases followed by "A and B".
-const COMPARE_BEFORE: &[&str] = &[
-    "compare ",
-    "diff ",
-    "confronta ",
-    "compara ",
-    "comparer ",
-    "compare-moi ",
-    "vergleiche ",
-    "vergleich ",
-];
-
-/// Words joining the two things to compare.
-const COMPARE_JOINS: &[&str] = &[
-    " and ", " with ", " vs. ", " vs ", " versus ", " to ", " e ", " con ", " et ", " avec ",
-    " y ", " und ", " mit ", " com ",
-];
-
-const COMPARE_AFTER: &[&str] = &["を比較", "の比較", "を比べ"];
-
-const TIMELINE_CUES: &[&str] = &[
-    "timeline of ",
-    "timeline for ",
-    "timeline ",
-    "chronology of ",
-    "chronology ",
-    "history of ",
-    "cronologia di ",
-    "cronologia de ",
-    "cronologia ",
-    "chronologie de ",
-    "chronologie ",
-    "cronología de ",
-    "cronología ",
-    "zeitachse von ",
-    "zeitachse ",
-    "zeitleiste von ",
-    "zeitleiste ",
-    "linha do tempo de ",
-    "linha do tempo ",
-];
-
-const TIMELINE_AFTER: &[&str] = &["の年表", "のタイムライン", "の時系列"];
-
-const REVISIT_CUES: &[&str] = &[
-    "what should i revisit",
-    "what should i review again",
-    "revisit",
-    "cosa dovrei rivedere",
-    "da rivedere",
-    "que devrais-je revoir",
-    "à revoir",
-    "qué debería revisar",
-    "qué debería repasar",
-    "was sollte ich wieder ansehen",
-    "was sollte ich nochmal lesen",
-    "o que devo rever",
-    "o que devo revisitar",
-    "見直すべき",
-    "読み返すべき",
-];
+fn cues() -> &'static Cues {
+    static FILE: std::sync::OnceLock<CueFile> = std::sync::OnceLock::new();
+    static CUES: std::sync::OnceLock<Cues> = std::sync::OnceLock::new();
+    CUES.get_or_init(|| {
+        // a file that does not parse is a build mistake the tests catch; at run time it reads
+        // as no cues (every request a search) rather than a panic
+        let f = FILE.get_or_init(|| {
+            yaml_serde::from_str(include_str!("../../../references/seeker-cues.yaml"))
+                .unwrap_or_default()
+        });
+        let v = |l: &'static [String]| l.iter().map(String::as_str).collect();
+        Cues {
+            backlinks_before: v(&f.backlinks_before),
+            backlinks_after: v(&f.backlinks_after),
+            compare_before: v(&f.compare_before),
+            compare_joins: v(&f.compare_joins),
+            compare_after: v(&f.compare_after),
+            timeline_cues: v(&f.timeline_cues),
+            timeline_after: v(&f.timeline_after),
+            revisit_cues: v(&f.revisit_cues),
+        }
+    })
+}
 
 /// Takes the name or topic after a cue: up to the end, without quotes, brackets or a final
 /// question mark.
@@ -195,7 +114,7 @@ fn object_of(lower: &str, before: &[&str], after: &[&str]) -> Option<String> {
 
 /// Splits "A and B" into its two sides at the first joining word (or `と` in Japanese).
 fn two_sides(text: &str) -> Option<(String, String)> {
-    for join in COMPARE_JOINS.iter().copied().chain(["と"]) {
+    for join in cues().compare_joins.iter().copied().chain(["と"]) {
         if let Some((a, b)) = text.split_once(join) {
             let (a, b) = (clean(a), clean(b));
             if !a.is_empty() && !b.is_empty() {
@@ -218,24 +137,25 @@ pub(crate) fn choose(request: &str) -> Mode {
         };
     }
     let lower = request.to_lowercase();
-    if let Some(target) = object_of(&lower, BACKLINKS_BEFORE, BACKLINKS_AFTER) {
+    if let Some(target) = object_of(&lower, &cues().backlinks_before, &cues().backlinks_after) {
         return Mode::Backlinks(target);
     }
     if let Some((a, b)) =
-        object_of(&lower, COMPARE_BEFORE, COMPARE_AFTER).and_then(|t| two_sides(&t))
+        object_of(&lower, &cues().compare_before, &cues().compare_after).and_then(|t| two_sides(&t))
     {
         return Mode::Compare(a, b);
     }
-    if let Some(topic) = object_of(&lower, TIMELINE_CUES, TIMELINE_AFTER) {
+    if let Some(topic) = object_of(&lower, &cues().timeline_cues, &cues().timeline_after) {
         return Mode::Timeline(topic);
     }
-    if TIMELINE_CUES
+    if cues()
+        .timeline_cues
         .iter()
         .any(|c| lower.trim_end() == c.trim_end())
     {
         return Mode::Timeline(String::new());
     }
-    if let Some(cue) = REVISIT_CUES.iter().find(|c| lower.contains(*c)) {
+    if let Some(cue) = cues().revisit_cues.iter().find(|c| lower.contains(*c)) {
         let rest = lower.split_once(cue).map_or("", |(_, r)| r);
         return Mode::Revisit(clean(rest));
     }
@@ -245,6 +165,20 @@ pub(crate) fn choose(request: &str) -> Mode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cue_file_parses_with_every_list() {
+        let f: CueFile = yaml_serde::from_str(include_str!("../../../references/seeker-cues.yaml"))
+            .expect("references/seeker-cues.yaml");
+        for list in [
+            &f.backlinks_before,
+            &f.compare_before,
+            &f.timeline_cues,
+            &f.revisit_cues,
+        ] {
+            assert!(list.len() > 7, "a list for each language");
+        }
+    }
 
     #[test]
     fn backlinks_in_seven_languages() {
