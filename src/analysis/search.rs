@@ -29,79 +29,6 @@ pub struct Query {
     pub before: Option<chrono::NaiveDate>,
 }
 
-/// Words that express the wish to search rather than what to find.
-const INTENT_WORDS: &[&str] = &[
-    "search",
-    "find",
-    "where",
-    "did",
-    "put",
-    "save",
-    "saved",
-    "note",
-    "notes",
-    "look",
-    "looking",
-    "show",
-    "vault",
-    "what",
-    "know",
-    "info",
-    "information",
-    "have",
-    "about",
-    "on",
-    "cerca",
-    "trova",
-    "dove",
-    "ho",
-    "messo",
-    "nota",
-    "note",
-    "cherche",
-    "trouve",
-    "ou",
-    "mis",
-    "busca",
-    "encuentra",
-    "donde",
-    "puse",
-    "such",
-    "suche",
-    "finde",
-    "wo",
-    "habe",
-    "procura",
-    "encontra",
-    "onde",
-    "coloquei",
-    "me",
-    "my",
-    "the",
-    "a",
-    "i",
-    "is",
-    "are",
-    "in",
-    "of",
-    "for",
-    "to",
-    "and",
-    "nel",
-    "dans",
-    "en",
-    "im",
-    "no",
-    "le",
-    "la",
-    "el",
-    "il",
-    "di",
-    "de",
-    "do",
-    "da",
-];
-
 impl Query {
     /// This query with the filters of `other` it does not set itself.
     pub fn narrowed_by(mut self, other: &Query) -> Query {
@@ -176,41 +103,12 @@ pub fn parse_query(raw: &str) -> Query {
     q
 }
 
-/// Words that narrow earlier results without naming a topic ("only the ones from …").
-pub(crate) const REFINING_WORDS: &[&str] = &[
-    "only",
-    "just",
-    "ones",
-    "one",
-    "those",
-    "these",
-    "them",
-    "that",
-    "which",
-    "from",
-    "with",
-    "were",
-    "was",
-    "among",
-    "solo",
-    "quelli",
-    "quelle",
-    "nur",
-    "die",
-    "seulement",
-    "ceux",
-    "celles",
-    "apenas",
-    "los",
-    "las",
-];
-
 /// Drops the words that only say "search for" from a natural-language request.
 pub fn strip_intent(q: &mut Query) {
     let kept: Vec<String> = q
         .terms
         .iter()
-        .filter(|t| !INTENT_WORDS.contains(&t.as_str()))
+        .filter(|t| !crate::text::word_list("search_intent_words").contains(&t.as_str()))
         .cloned()
         .collect();
     if !kept.is_empty() {

@@ -7,9 +7,11 @@
 
 mod lexicon;
 mod normalize;
+mod word_lists;
 
 pub use lexicon::{Lexicon, lexicon, lexicons, stopwords};
 pub use normalize::{is_unspaced_script, normalize, words};
+pub use word_lists::word_list;
 
 /// The script class of a character of an unspaced script: a change of class is a word
 /// boundary (漢字 → かな → カタカナ), the cheap segmentation that needs no dictionary.

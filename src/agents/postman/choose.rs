@@ -19,47 +19,6 @@ static INDEX: LazyLock<Regex> = LazyLock::new(|| {
 static BARE_NUMBER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b(\d{1,3})\b").expect("static regex"));
 
-/// Words of a request that say what to do rather than which message.
-const COMMAND_WORDS: &[&str] = &[
-    "save",
-    "keep",
-    "this",
-    "that",
-    "the",
-    "an",
-    "a",
-    "email",
-    "emails",
-    "mail",
-    "mails",
-    "message",
-    "messages",
-    "about",
-    "from",
-    "please",
-    "to",
-    "my",
-    "it",
-    "as",
-    "note",
-    "one",
-    "number",
-    "no",
-    "salva",
-    "la",
-    "le",
-    "il",
-    "email",
-    "di",
-    "important",
-    "importanti",
-    "with",
-    "on",
-    "in",
-    "of",
-    "and",
-];
-
 /// What a request asks for: a listing number, naming words, or "the important ones".
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Request {
@@ -93,7 +52,7 @@ fn naming_words(message: &str, verbs: &[&str]) -> Vec<String> {
         .split_whitespace()
         .filter(|w| {
             (w.chars().count() > 2 || w.chars().all(|c| c.is_ascii_digit()))
-                && !COMMAND_WORDS.contains(w)
+                && !crate::text::word_list("mail_command_words").contains(w)
                 && !verbs.iter().any(|v| v == w)
         })
         .map(str::to_string)

@@ -17,41 +17,6 @@ use crate::gate::GateError;
 /// Japanese has no spaces between words: these ask for a draft wherever they appear.
 const DRAFT_MARKS_JA: &[&str] = &["下書き", "返信"];
 
-/// Words of a draft request that name no message.
-const VERBS: &[&str] = &[
-    "draft",
-    "drafts",
-    "reply",
-    "replies",
-    "respond",
-    "answer",
-    "write",
-    "for",
-    "bozza",
-    "risposta",
-    "rispondi",
-    "alla",
-    "brouillon",
-    "réponse",
-    "répondre",
-    "borrador",
-    "respuesta",
-    "responder",
-    "correo",
-    "mensaje",
-    "antwortentwurf",
-    "entwurf",
-    "antwort",
-    "antworten",
-    "auf",
-    "für",
-    "nachricht",
-    "rascunho",
-    "resposta",
-    "mensagem",
-    "para",
-];
-
 /// Folder of the drafts, under the inbox role (the sorter files only the inbox's own notes).
 pub(crate) const DRAFTS_FOLDER: &str = "Drafts";
 
@@ -84,7 +49,11 @@ pub(crate) fn draft_reply(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         Ok(s) => s,
         Err(out) => return Ok(out),
     };
-    let request = Request::of(&spaced(&ctx.step.message), VERBS, false);
+    let request = Request::of(
+        &spaced(&ctx.step.message),
+        crate::text::word_list("draft_verbs"),
+        false,
+    );
     let dir = Directory::load(ctx.gate.vault(), &ctx.config.folders);
     let (mails, problems) = match choose::choose(&source, &postit.listing(), &request, &dir) {
         Ok(found) => found,
@@ -299,7 +268,11 @@ mod tests {
 
     #[test]
     fn japanese_requests_read_as_numbered_mail() {
-        let r = Request::of(&spaced("メール2への返信の下書き"), VERBS, false);
+        let r = Request::of(
+            &spaced("メール2への返信の下書き"),
+            crate::text::word_list("draft_verbs"),
+            false,
+        );
         assert_eq!(r.number, Some(2));
         assert!(r.words.is_empty(), "{:?}", r.words);
         assert_eq!(

@@ -451,24 +451,6 @@ fn update_note(
     Ok(changed)
 }
 
-/// Words that make an event a deadline rather than an appointment.
-const DEADLINE_WORDS: &[&str] = &[
-    "deadline",
-    "due",
-    "expires",
-    "expiry",
-    "last day",
-    "scadenza",
-    "scade",
-    "échéance",
-    "echeance",
-    "plazo",
-    "vencimiento",
-    "frist",
-    "prazo",
-    "vencimento",
-];
-
 /// Calendar events whose titles name a deadline, as deadline-radar items (cancelled ones left
 /// out), with the problems met reading the calendars.
 pub(crate) fn calendar_deadlines(
@@ -485,7 +467,9 @@ pub(crate) fn calendar_deadlines(
         .filter(|e| !e.cancelled)
         .filter(|e| {
             let t = format!(" {} ", e.summary.to_lowercase());
-            DEADLINE_WORDS.iter().any(|w| t.contains(&format!(" {w}")))
+            crate::text::word_list("event_deadline_words")
+                .iter()
+                .any(|w| t.contains(&format!(" {w}")))
         })
         .map(|e| crate::agents::timeframe::Dated {
             date: e.date(),

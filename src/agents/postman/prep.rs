@@ -15,39 +15,6 @@ use crate::vault::Note;
 /// How far ahead a meeting is looked for.
 pub(crate) const PREP_DAYS_AHEAD: i64 = 14;
 
-const REQUEST_WORDS: &[&str] = &[
-    "prepare",
-    "prep",
-    "brief",
-    "me",
-    "for",
-    "the",
-    "meeting",
-    "call",
-    "get",
-    "ready",
-    "with",
-    "my",
-    "next",
-    "a",
-    "an",
-    "to",
-    "on",
-    "about",
-    "prepara",
-    "la",
-    "riunione",
-    "per",
-    "il",
-    "preparami",
-    "preparer",
-    "reunion",
-    "preparar",
-    "vorbereiten",
-    "besprechung",
-    "meeting",
-];
-
 /// A meeting to prepare: from the calendar, or a future `type: meeting` note.
 struct Upcoming {
     title: String,
@@ -94,7 +61,10 @@ pub(crate) fn meeting_prep(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     candidates.sort_by(|a, b| a.when.cmp(&b.when));
     let asked: Vec<String> = words_of(&ctx.step.message)
         .into_iter()
-        .filter(|w| w.chars().count() > 2 && !REQUEST_WORDS.contains(&w.as_str()))
+        .filter(|w| {
+            w.chars().count() > 2
+                && !crate::text::word_list("meeting_request_words").contains(&w.as_str())
+        })
         .collect();
     let Some(m) = choose(&candidates, &asked) else {
         return Ok(NativeOutput {

@@ -45,29 +45,16 @@ pub(crate) struct Setting<'a> {
     pub quote: bool,
 }
 
-/// Words that make an event a meeting (its notes go with the meetings).
-const MEETING_WORDS: &[&str] = &[
-    "meeting",
-    "call",
-    "riunione",
-    "réunion",
-    "reunión",
-    "reunion",
-    "besprechung",
-    "meeting",
-    "reunião",
-    "会議",
-    "打ち合わせ",
-    "ミーティング",
-];
-
 fn note_type(item: &Item, quote: bool) -> String {
     match item.kind {
         ItemKind::Task => "task".into(),
         ItemKind::Idea => "idea".into(),
         ItemKind::Event => {
             let t = item.head.to_lowercase();
-            if MEETING_WORDS.iter().any(|w| t.contains(w)) {
+            if crate::text::word_list("scribe_meeting_words")
+                .iter()
+                .any(|w| t.contains(w))
+            {
                 "meeting".into()
             } else {
                 "event".into()

@@ -3,7 +3,6 @@
 
 use super::{Hit, broken_links_note, search, split_filters, strip_intent};
 use crate::agents::{Ctx, NativeOutput};
-use crate::analysis::search::REFINING_WORDS;
 use crate::gate::GateError;
 
 /// Runs a search for `request` and lists what matched.
@@ -21,7 +20,8 @@ pub(crate) fn search_mode(ctx: &mut Ctx, request: &str) -> Result<NativeOutput, 
     let within = ctx.chat.within.as_deref();
     if within.is_some() {
         // "only the ones …" refines the earlier results: those words name no topic
-        q.terms.retain(|t| !REFINING_WORDS.contains(&t.as_str()));
+        q.terms
+            .retain(|t| !crate::text::word_list("search_refining_words").contains(&t.as_str()));
     }
     let limit = if within.is_some() {
         vault.notes.len()
