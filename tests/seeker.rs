@@ -279,3 +279,22 @@ fn on_the_obsidian_help_corpus() {
         "{json}"
     );
 }
+
+/// A Japanese query finds a Japanese note: the note's text and the query are cut where the
+/// script changes (`京都旅行の計画` → `京都旅行`, `の`, `計画`), so a word written without spaces is
+/// still a word of the note (it was one run of the whole sentence, matching nothing).
+#[test]
+fn a_japanese_query_finds_a_japanese_note() {
+    let v = vault(&[
+        ("旅行.md", "# 旅行\n\n来年の京都旅行の計画を立てた。\n"),
+        ("料理.md", "# 料理\n\n今日はカレーを作った。\n"),
+    ]);
+    let hits = json_of(crew(v.path()).args(["search", "--json", "京都旅行"]));
+    let paths: Vec<&str> = hits
+        .as_array()
+        .expect("hits")
+        .iter()
+        .filter_map(|h| h["path"].as_str())
+        .collect();
+    assert_eq!(paths, vec!["旅行.md"], "{hits}");
+}

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::analysis::notes as common;
 use crate::crew::Folders;
-use crate::text::{normalize, words};
+use crate::text::{normalize, tokens};
 use crate::vault::Vault;
 
 /// One search result.
@@ -44,7 +44,7 @@ impl Query {
 /// Splits a request into tokens at whitespace, keeping a quoted run whole: `path:"05 - Concepts"`
 /// is one token. Double quotes (straight or curly) quote anywhere; a single quote only right
 /// after a filter's colon, since elsewhere it is an apostrophe ("qu'est-ce").
-fn tokens(raw: &str) -> Vec<String> {
+fn pieces(raw: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut closing: Option<char> = None;
@@ -74,7 +74,7 @@ fn tokens(raw: &str) -> Vec<String> {
 pub fn split_filters(raw: &str) -> (Query, String) {
     let mut q = Query::default();
     let mut free: Vec<String> = Vec::new();
-    for token in tokens(raw) {
+    for token in pieces(raw) {
         let (key, value) = token.split_once(':').unwrap_or(("", ""));
         let value = value.trim();
         match key.to_lowercase().as_str() {
@@ -99,7 +99,7 @@ pub fn split_filters(raw: &str) -> (Query, String) {
 /// A request as a query: its filters, and the words of its free text as terms.
 pub fn parse_query(raw: &str) -> Query {
     let (mut q, free) = split_filters(raw);
-    q.terms = words(&normalize(&free)).map(str::to_string).collect();
+    q.terms = tokens(&normalize(&free)).map(str::to_string).collect();
     q
 }
 
@@ -226,7 +226,7 @@ fn score_note(
     terms: &[String],
 ) -> Option<(f64, usize, String)> {
     let title_norm = normalize(note.name());
-    let title_words: Vec<&str> = words(&title_norm).collect();
+    let title_words: Vec<&str> = tokens(&title_norm).collect();
     let mut fm_text = note.tags.join(" ");
     fm_text.push(' ');
     fm_text.push_str(&note.aliases.join(" "));
@@ -235,11 +235,11 @@ fn score_note(
         fm_text.push_str(&text);
     }
     let fm_norm = normalize(&fm_text);
-    let fm_words: Vec<&str> = words(&fm_norm).collect();
+    let fm_words: Vec<&str> = tokens(&fm_norm).collect();
     let (text, body_start) = common::reread(source, note)?;
     let body = &text[body_start..];
     let body_norm = normalize(body);
-    let mut body_words: Vec<&str> = words(&body_norm).collect();
+    let mut body_words: Vec<&str> = tokens(&body_norm).collect();
     body_words.sort_unstable();
     body_words.dedup();
     let mut score = 0.0;
@@ -268,7 +268,7 @@ fn score_note(
         let offset = text[..body_start].lines().count();
         for (n, l) in body.lines().enumerate() {
             let ln = normalize(l);
-            let lw: Vec<&str> = words(&ln).collect();
+            let lw: Vec<&str> = tokens(&ln).collect();
             let m: f64 = body_terms.iter().map(|t| best_in(t, &lw)).sum();
             if m > best.0 {
                 best = (m, n + 1 + offset, l.trim().chars().take(160).collect());
