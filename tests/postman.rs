@@ -564,7 +564,8 @@ fn dovecot() -> Option<Dovecot> {
         var("CREW_IMAP_MAILDIR"),
     ) {
         (Some(addr), Some(user), Some(password), Some(ca), Some(md)) => {
-            let (host, port) = addr.rsplit_once(':')?;
+            // set but not host:port is a broken CI setup, never a quiet skip
+            let (host, port) = addr.rsplit_once(':').expect("CREW_IMAP_TEST is host:port");
             Some(Dovecot {
                 host: host.into(),
                 port: port.into(),
