@@ -628,3 +628,30 @@ fn into_names_only_inbox_notes() {
     );
     assert!(text.contains("not a note of the inbox"), "{text}");
 }
+
+/// A vault written in Japanese (no spaces between words): filing reads its notes by the words
+/// crew's tokeniser cuts (`京都旅行の計画` is `京都旅行`, `の`, `計画`), so an inbox note goes
+/// where notes like it live. Read as unspaced runs, no two notes shared a single word.
+#[test]
+fn a_japanese_note_goes_where_notes_like_it_live() {
+    let travel = ["京都旅行", "新幹線", "ホテル", "温泉", "観光地", "切符"];
+    let cooking = ["味噌汁", "レシピ", "出汁", "醤油", "煮物", "包丁"];
+    let mut files: Vec<(String, String)> = Vec::new();
+    for (folder, words) in [("旅行", travel), ("料理", cooking)] {
+        for i in 0..12 {
+            let (a, b, c) = (words[i % 6], words[(i + 2) % 6], words[(i + 3) % 6]);
+            files.push((
+                format!("{folder}/メモ{i}.md"),
+                format!("今日は{a}について。{b}と{c}のこと({i})。\n"),
+            ));
+        }
+    }
+    files.push((
+        "00-Inbox/来年の計画.md".into(),
+        "来年の京都旅行。新幹線の切符とホテルを予約する。\n".into(),
+    ));
+    files.push((".crew/config.yaml".into(), "adopted: true\n".into()));
+    let v = common::vault_of(&files);
+    let text = file_my_notes(v.path());
+    assert!(v.path().join("旅行/来年の計画.md").exists(), "{text}");
+}

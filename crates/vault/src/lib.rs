@@ -23,6 +23,7 @@
 //!   other byte.
 //! - [`read`], [`hash`], [`folder_note`]: jailed reads of one file, content fingerprints, and
 //!   the folder-note conventions.
+//! - [`text`]: the one normaliser and tokeniser every reader of words shares.
 //!
 //! What it deliberately does not do: write. Nothing here changes a file on disk. A writer (crew's
 //! write gate, for one) builds on it: it applies the edits this crate plans, atomically, then
@@ -74,6 +75,7 @@ pub mod resolve;
 pub mod rewrite;
 pub mod stats;
 pub mod tag_edit;
+pub mod text;
 mod walk;
 pub(crate) mod yaml_lite;
 

@@ -34,18 +34,16 @@ impl Proposal {
     }
 }
 
-/// The topic words of a note: its words (lower-cased) that are no function word of the crew's
+/// The topic words of a note: its words (normalized) that are no function word of the crew's
 /// languages and that few of the vault's filed notes use.
 fn topic_words(text: &str, learned: &Learned) -> BTreeMap<String, usize> {
     let mut words: BTreeMap<String, usize> = BTreeMap::new();
-    for t in classify::tokens(text) {
-        let w = t.to_lowercase();
-        if crate::lang::detect::function_word(&w) || learned.classifier.word_share(&w) > VAULT_SHARE
+    classify::each_word(text, |w| {
+        if !crate::lang::detect::function_word(w) && learned.classifier.word_share(w) <= VAULT_SHARE
         {
-            continue;
+            *words.entry(w.to_string()).or_default() += 1;
         }
-        *words.entry(w).or_default() += 1;
-    }
+    });
     words
 }
 

@@ -277,9 +277,11 @@ impl Classifier {
             .iter()
             .map(|f| {
                 let last = f.rsplit('/').next().unwrap_or(f);
-                tokens(last)
-                    .filter_map(|t| self.vocab.get(&feature('w', &[t])).copied())
-                    .collect()
+                let mut ids = Vec::new();
+                each_word(last, |t| {
+                    ids.extend(self.vocab.get(&feature('w', &[t])).copied())
+                });
+                ids
             })
             .collect();
     }

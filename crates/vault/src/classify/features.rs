@@ -10,7 +10,7 @@ use super::*;
 /// The version of what a note's content features are and of how a calibration is computed:
 /// stored features and calibrations of another version are not reused, so a crew that reads
 /// notes or calibrates differently does not inherit an older one's results.
-pub const VERSION: u32 = 7;
+pub const VERSION: u32 = 8;
 
 /// Neighbours that vote.
 pub(super) const K: usize = 10;
@@ -38,13 +38,26 @@ pub(super) const W_SHAPE: f32 = 1.0;
 /// The year and the month of a date in the note's name.
 pub(super) const W_DATE: f32 = 2.0;
 
-/// The words of `text` as filing reads them: runs of letters and digits, 3 to 30 characters,
-/// not all digits.
-pub fn tokens(text: &str) -> impl Iterator<Item = &str> + '_ {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|w| {
-        let n = w.chars().count();
-        (3..=30).contains(&n) && !w.chars().all(|c| c.is_ascii_digit())
-    })
+/// Calls `f` with the words of `text` as filing weighs them: crew's tokens
+/// ([`crate::text::each_token`]: normalized, unspaced scripts cut where the script changes) of
+/// 3 to 30 characters — 2 in a script written without spaces, where two characters are often a
+/// whole word —, not all digits.
+pub fn each_word(text: &str, mut f: impl FnMut(&str)) {
+    crate::text::each_token(text, |t| {
+        let min = if t
+            .chars()
+            .next()
+            .is_some_and(crate::text::is_unspaced_script)
+        {
+            2
+        } else {
+            3
+        };
+        let n = t.chars().count();
+        if (min..=30).contains(&n) && !t.bytes().all(|b| b.is_ascii_digit()) {
+            f(t);
+        }
+    });
 }
 
 /// `text` without web addresses and link destinations: their pieces (`20plugins`, a hash's
@@ -278,12 +291,8 @@ pub fn content_features(
         weights: FxHashMap::default(),
         names,
     };
-    for t in tokens(note.name()) {
-        c.add('w', &[t], W_TITLE);
-    }
-    for t in tokens(&without_addresses(body)) {
-        c.add('w', &[t], 1.0);
-    }
+    each_word(note.name(), |t| c.add('w', &[t], W_TITLE));
+    each_word(&without_addresses(body), |t| c.add('w', &[t], 1.0));
     if let Some(map) = note.properties() {
         for (k, v) in map {
             let Some(k) = k.as_str() else { continue };

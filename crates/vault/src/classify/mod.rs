@@ -34,7 +34,7 @@ pub use calibrate::Calibration;
 use classifier::*;
 pub use classifier::{Classifier, Example, FolderScore, Guess};
 use features::*;
-pub use features::{Feature, VERSION, content_features, features, folder_of, tokens};
+pub use features::{Feature, VERSION, content_features, each_word, features, folder_of};
 use links::*;
 pub use links::{LinkGraph, links_from, lists_the_vault, with_links, with_links_given};
 

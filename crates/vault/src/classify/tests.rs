@@ -19,7 +19,9 @@ fn index_of(vault: &Vault, path: &str) -> usize {
 }
 
 fn feats(words: &str) -> Vec<(Feature, f32)> {
-    tokens(words).map(|w| (feature('w', &[w]), 1.0)).collect()
+    let mut out = Vec::new();
+    each_word(words, |w| out.push((feature('w', &[w]), 1.0)));
+    out
 }
 
 fn classifier() -> Classifier {
@@ -142,8 +144,9 @@ fn web_addresses_give_no_words() {
     let text = "See https://example.com/a%20plugins/573e7a?x=1 and [the docs](Plugins%20list.md) \
                 or www.site.org/path; keep words";
     let kept = without_addresses(text);
-    let words: Vec<&str> = tokens(&kept).collect();
-    assert_eq!(words, ["See", "and", "the", "docs", "keep", "words"]);
+    let mut words = Vec::new();
+    each_word(&kept, |w| words.push(w.to_string()));
+    assert_eq!(words, ["see", "and", "the", "docs", "keep", "words"]);
     assert!(matches!(without_addresses("plain text"), Cow::Borrowed(_)));
 }
 
@@ -675,4 +678,34 @@ fn a_note_near_a_few_notes_of_a_folder_but_unlike_the_folder_is_not_at_home() {
     assert!(!c.files(&groceries), "{groceries:?}");
     let lesson = m.guess(&feats("python function loop print dict"), &|_| true, None);
     assert!(c.files(&lesson), "{lesson:?} {c:?}");
+}
+
+/// Japanese notes are written without spaces: filing must read `京都旅行の計画` as words
+/// (`京都旅行`, `計画`), not as one token no other note shares, and read accents the way search
+/// and routing do (`Café` is `cafe`).
+#[test]
+fn unspaced_and_accented_text_files_by_its_words() {
+    let mut ex = Vec::new();
+    for i in 0..8 {
+        ex.push((
+            i,
+            "旅行".to_string(),
+            feats(&format!("京都旅行の写真{i}と新幹線の切符")),
+        ));
+        ex.push((
+            100 + i,
+            "料理".to_string(),
+            feats(&format!("味噌汁のレシピ{i}と出汁の取り方")),
+        ));
+        ex.push((
+            200 + i,
+            "Cafés".to_string(),
+            feats(&format!("Crème brûlée au café n{i}")),
+        ));
+    }
+    let m = Classifier::train(ex);
+    let travel = m.guess(&feats("来年の京都旅行の計画、新幹線で"), &|_| true, None);
+    assert_eq!(travel.best().map(|b| b.folder.as_str()), Some("旅行"));
+    let cafe = m.guess(&feats("CREME BRULEE, CAFE"), &|_| true, None);
+    assert_eq!(cafe.best().map(|b| b.folder.as_str()), Some("Cafés"));
 }
