@@ -189,3 +189,61 @@ fn the_radar_reads_dates_as_the_user_writes_them() {
         .success()
         .stdout(predicate::str::contains("| 2026-12-03 | [[Report]]"));
 }
+
+/// A brainstorm is one note laid out by crew's sections in the request's language, each line
+/// of the text an idea under the first; before, each line became a note of its own.
+#[test]
+fn a_brainstorm_is_one_note_with_its_sections() {
+    let v = vault(&[("00-Inbox/.keep", "")]);
+    crew(v.path())
+        .env("CREW_TODAY", TODAY)
+        .args([
+            "ask",
+            "brainstorm: capanno in giardino\ntetto verde con sedum\nuna lampada solare sulla porta\nidea: raccogliere l'acqua piovana",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Salvata 1 nota"));
+    let notes = inbox(v.path());
+    assert_eq!(notes.len(), 1, "{notes:#?}");
+    let (name, text) = &notes[0];
+    assert!(name.contains("Capanno in giardino"), "{name}");
+    assert!(text.starts_with("---\ntype: brainstorm\n"), "{text}");
+    assert!(
+        text.contains(
+            "# Capanno in giardino\n\n## Idee\n\n- tetto verde con sedum\n- una lampada solare sulla porta\n- idea: raccogliere l'acqua piovana\n\n## Le più promettenti\n"
+        ),
+        "{text}"
+    );
+}
+
+/// Reading notes follow the vault's own template for them — its frontmatter, its variables
+/// filled, the text under its first empty section — and a Templater template, whose code crew
+/// cannot run, is passed over.
+#[test]
+fn reading_notes_follow_the_vaults_template() {
+    let v = vault(&[
+        ("00-Inbox/.keep", ""),
+        (
+            "Templates/Book notes (Templater).md",
+            "---\ncreated: <% tp.date.now() %>\n---\n",
+        ),
+        (
+            "Templates/Book.md",
+            "---\ntype: book\nauthor:\nread: {{date:DD/MM/YYYY}}\n---\n# {{title}}\n\n## Highlights\n- \n\n## My thoughts\n",
+        ),
+    ]);
+    let out = json_of(crew(v.path()).env("CREW_TODAY", TODAY).args([
+        "ask",
+        "--json",
+        "reading notes: Dune by Frank Herbert\nspice is the economy\nwater discipline shapes the culture",
+    ]));
+    let data = &out["chain"][0]["data"]["notes"][0];
+    assert_eq!(data["template"], "Templates/Book.md", "{out:#}");
+    let notes = inbox(v.path());
+    assert_eq!(notes.len(), 1, "{notes:#?}");
+    assert_eq!(
+        notes[0].1,
+        "---\ntype: book\nauthor:\nread: 01/12/2026\n---\n# Dune by Frank Herbert\n\n## Highlights\n\n- spice is the economy\n- water discipline shapes the culture\n\n## My thoughts\n"
+    );
+}

@@ -8,6 +8,7 @@ mod format;
 mod names;
 mod plan;
 mod report;
+mod shaped;
 
 use std::sync::LazyLock;
 
@@ -24,17 +25,20 @@ pub(crate) static URL: LazyLock<Regex> =
 /// The scribe's modes (`agents/scribe.md`, `## Modes`), from the slug the dispatcher chose.
 /// Natively, voice notes, threads, reading notes and brainstorms are captured as any text is;
 /// a quote is kept whole, as one quote note.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 enum ScribeMode {
     Capture,
     Quote,
+    /// A brainstorm or reading notes: one note laid out by its template.
+    Shaped(&'static shaped::ShapeDef),
 }
 
 impl ScribeMode {
     fn from_slug(slug: Option<&str>) -> ScribeMode {
         match slug {
             Some("quote-capture") => ScribeMode::Quote,
-            _ => ScribeMode::Capture,
+            Some(other) => shaped::shape(other).map_or(ScribeMode::Capture, ScribeMode::Shaped),
+            None => ScribeMode::Capture,
         }
     }
 }
@@ -123,6 +127,14 @@ fn strip_command(text: &str, triggers: &[String]) -> String {
         .to_string()
 }
 
+/// The title with a capital first letter: a heading reads like the file name.
+pub(crate) fn capitalized(title: &str) -> String {
+    let mut chars = title.chars();
+    chars.next().map_or_else(String::new, |f| {
+        f.to_uppercase().collect::<String>() + chars.as_str()
+    })
+}
+
 pub(crate) fn title_from(text: &str) -> String {
     let first = text
         .lines()
@@ -171,7 +183,7 @@ fn known_names(ctx: &Ctx) -> Vec<names::Name> {
 
 /// The items of a capture: a quote stays whole; otherwise cut by kind (or per line on request).
 fn items_of(ctx: &Ctx, text: &str, mode: ScribeMode) -> Vec<capture::Item> {
-    if mode == ScribeMode::Quote || guess_type(text) == "quote" {
+    if matches!(mode, ScribeMode::Quote) || guess_type(text) == "quote" {
         return vec![capture::Item {
             kind: capture::ItemKind::Note,
             head: text.to_string(),
@@ -191,6 +203,55 @@ fn items_of(ctx: &Ctx, text: &str, mode: ScribeMode) -> Vec<capture::Item> {
     };
     let order = super::user_dates::date_order(ctx);
     capture::split(&text, ctx.now.date(), order, per_line)
+}
+
+/// A brainstorm or reading notes as one note: titled by the text's first line, the text (all
+/// of it when the first line does not fit in the title) under the first section of the vault's
+/// template for the shape, else of crew's.
+fn shaped_note(
+    ctx: &Ctx,
+    shape: &shaped::ShapeDef,
+    text: &str,
+    s: &plan::Setting,
+) -> (plan::Planned, Vec<names::Mention>, Vec<names::Mention>) {
+    let first = text.lines().next().unwrap_or("");
+    let title = capitalized(&title_from(first));
+    let body = if normalize(first) == normalize(&title) {
+        text.lines().skip(1).collect::<Vec<_>>().join("\n")
+    } else {
+        text.to_string()
+    };
+    let (body, linked, unsure) = names::link(&body, s.names);
+    let templates: Vec<(String, String)> = ctx
+        .gate
+        .vault()
+        .notes
+        .iter()
+        .filter(|n| ctx.config.folders.in_templates(&n.path))
+        .filter_map(|n| Some((n.path.clone(), ctx.gate.read_text(&n.path)?)))
+        .collect();
+    let template = shaped::vault_template(shape, &templates);
+    let note = shaped::compose(
+        shape,
+        template.map(|(_, t)| t.as_str()),
+        &title,
+        &body,
+        ctx.lang.code(),
+        &ctx.now,
+        &s.stamp,
+    );
+    let name = common::convention_name(&s.today.to_string(), &shape.kind, &title);
+    let planned = plan::Planned {
+        path: format!("{}/{name}.md", s.inbox),
+        kind: shape.kind.clone(),
+        item: capture::ItemKind::Note,
+        task: None,
+        date: None,
+        priority: None,
+        template: template.map(|(p, _)| p.clone()),
+        text: note,
+    };
+    (planned, linked, unsure)
 }
 
 /// The scribe agent.
@@ -221,7 +282,6 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         });
     }
     let mode = ScribeMode::from_slug(ctx.mode());
-    let items = items_of(ctx, &text, mode);
     let names = known_names(ctx);
     let choice = format::detect(
         ctx.gate
@@ -237,12 +297,17 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         inbox: &ctx.config.folders.inbox,
         format: choice.format,
         names: &names,
-        quote: mode == ScribeMode::Quote,
+        quote: matches!(mode, ScribeMode::Quote),
     };
     let mut captured = report::Captured::new(choice);
-    for item in &items {
-        let (planned, linked, unsure) = plan::plan_item(item, &setting);
+    if let ScribeMode::Shaped(shape) = mode {
+        let (planned, linked, unsure) = shaped_note(ctx, shape, &text, &setting);
         captured.add(planned, linked, unsure);
+    } else {
+        for item in &items_of(ctx, &text, mode) {
+            let (planned, linked, unsure) = plan::plan_item(item, &setting);
+            captured.add(planned, linked, unsure);
+        }
     }
     apply::create(ctx, &mut captured)?;
     let projects = ctx.config.folders.projects.clone();

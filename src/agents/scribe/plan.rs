@@ -22,6 +22,9 @@ pub(crate) struct Planned {
     #[serde(serialize_with = "iso_date")]
     pub date: Option<NaiveDate>,
     pub priority: Option<Priority>,
+    /// The vault template the note was laid out by, for a shaped mode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
     #[serde(skip)]
     pub text: String,
 }
@@ -77,12 +80,7 @@ pub(crate) fn plan_item(item: &Item, s: &Setting) -> (Planned, Vec<Mention>, Vec
         }
     }
     unsure.extend(u2);
-    let title = super::title_from(&item.head.replace(['[', ']'], ""));
-    // the heading reads like the file name: a capital first letter
-    let mut chars = title.chars();
-    let title = chars.next().map_or_else(String::new, |f| {
-        f.to_uppercase().collect::<String>() + chars.as_str()
-    });
+    let title = super::capitalized(&super::title_from(&item.head.replace(['[', ']'], "")));
     let day = match item.kind {
         ItemKind::Event => item.date.unwrap_or(s.today),
         _ => s.today,
@@ -119,6 +117,7 @@ pub(crate) fn plan_item(item: &Item, s: &Setting) -> (Planned, Vec<Mention>, Vec
         task,
         date: item.date,
         priority: item.priority,
+        template: None,
         text,
     };
     (planned, linked, unsure)
