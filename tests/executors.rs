@@ -139,6 +139,17 @@ fn an_anchor_crew_keeps_filing_native_although_its_files_name_sonnet() {
     assert_eq!(of("vault-audit"), Some("native".into()));
     assert_eq!(of("email-triage"), Some("hybrid".into()));
     assert_eq!(of("contact-sync"), Some("model".into()));
+    // the anchor's skills name no model: language work takes the tier crew's own skill
+    // declares, so the mapped tier reaches it (it said "needs a model (none mapped)")
+    let doctor = crew(v.path()).arg("doctor").output().expect("doctor");
+    let text = String::from_utf8_lossy(&doctor.stdout);
+    for skill in ["transcribe", "create-agent", "contact-sync"] {
+        assert!(
+            text.contains(&format!("{skill}: model ollama/tiny")),
+            "{skill}: {text}"
+        );
+    }
+    assert!(!text.contains("none mapped"), "{text}");
 }
 
 #[test]

@@ -169,6 +169,10 @@ pub struct Definition {
     pub vocabulary: Vec<String>,
     pub capabilities: Vec<String>,
     pub model: ModelSpec,
+    /// Whether the file has a `model` key: one that has none takes the model of the built-in
+    /// definition of the same role (an installed crew's skills name no model).
+    #[serde(skip)]
+    pub model_declared: bool,
     /// The declared executor; `None` when the file does not say (see `Crew::executor`).
     pub executor: Option<Executor>,
     pub generation: Generation,
@@ -273,6 +277,7 @@ pub fn parse(file: &str, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Defi
         vocabulary: get("vocabulary").map(string_list).unwrap_or_default(),
         capabilities: capabilities_of(&map, located("capabilities"), diags),
         model: model_of(&map, located("model"), diags),
+        model_declared: get("model").is_some(),
         executor: executor_of(&map, located("executor"), diags),
         generation: generation_of(&map),
         output_schema: get("output_schema").map(|v| match scalar_to_string(v) {

@@ -542,6 +542,11 @@ fn borrow_vocabulary(agents: &mut [Definition], skills: &mut [Definition]) {
         if def.executor.is_none() {
             def.executor = b.executor;
         }
+        // an installed crew's skills name no model: a skill doing language work runs on the
+        // tier crew's own declares for it, so a mapped tier reaches it
+        if !def.model_declared {
+            def.model = b.model.clone();
+        }
     }
 }
 
