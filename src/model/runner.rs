@@ -55,6 +55,20 @@ pub(crate) fn system_prompt(run: &AgentRun, folders: &Folders) -> String {
         "\n\n## This run\nToday is {}. The vault is \"{}\". {}\nYou work only through your tools; paths are vault-relative. The inbox is `{}/`.\n",
         run.today, run.vault_name, run.step.chain_line, folders.inbox
     ));
+    // the instructions may be another program's (an installed crew written for Claude Code
+    // names Read, Glob, Write …): the model learns which tools this run really has
+    let tools: Vec<String> = tools::specs(&run.def.capabilities)
+        .into_iter()
+        .map(|t| format!("`{}`", t.name))
+        .collect();
+    s.push_str(&format!(
+        "\n## Your tools\nThis run has: {}. Where the instructions above name another program's tools (Read, Write, Edit, Glob, Grep, Bash, web access), use these instead; anything they do not offer is not available here, so say what you could not do.\n",
+        if tools.is_empty() {
+            "no tools".to_string()
+        } else {
+            tools.join(", ")
+        }
+    ));
     if !run.user_profile.trim().is_empty() {
         s.push_str(&format!(
             "\n## The user's profile\n{}\n",
@@ -367,6 +381,25 @@ mod tests {
             conversation: &[],
             interactive: false,
         }
+    }
+
+    /// An installed crew's instructions name Claude Code's tools; the prompt keeps them whole
+    /// and says which of crew's tools stand for them.
+    #[test]
+    fn the_prompt_names_the_tools_this_run_has() {
+        let (_dir, _gate, mut d, step) = setup();
+        d.body = "Use Glob to list the inbox, then Read each note.".into();
+        let prompt = system_prompt(&run_of(&d, &step, 5), &Folders::default());
+        assert!(prompt.starts_with("Use Glob to list the inbox, then Read each note."));
+        let tools = prompt
+            .split("## Your tools\n")
+            .nth(1)
+            .and_then(|t| t.lines().next())
+            .unwrap_or_default();
+        for name in tools::specs(&d.capabilities).iter().map(|t| &t.name) {
+            assert!(tools.contains(&format!("`{name}`")), "{name}: {tools}");
+        }
+        assert!(tools.contains("(Read, Write, Edit, Glob, Grep"), "{tools}");
     }
 
     #[test]
