@@ -247,3 +247,73 @@ fn reading_notes_follow_the_vaults_template() {
         "---\ntype: book\nauthor:\nread: 01/12/2026\n---\n# Dune by Frank Herbert\n\n## Highlights\n\n- spice is the economy\n- water discipline shapes the culture\n\n## My thoughts\n"
     );
 }
+
+/// Voice-to-note: a dictation is cleaned before it is captured — by the tier's model when one
+/// is mapped (the dictation fenced as data), else natively, filler sounds out and every word
+/// kept.
+#[test]
+fn a_dictation_is_cleaned_before_it_is_captured() {
+    let said = "voice note: uhm so tomorrow I need to ehm call the plumber about the leak";
+    let v = vault(&[("00-Inbox/.keep", "")]);
+    let mut cmd = crew(v.path());
+    for k in common::PROVIDER_VARS {
+        cmd.env_remove(k);
+    }
+    cmd.env("CREW_TODAY", TODAY)
+        .args(["ask", said])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("2 filler sound(s) removed"));
+    let notes = inbox(v.path());
+    assert_eq!(notes.len(), 1, "{notes:#?}");
+    assert!(
+        notes[0]
+            .1
+            .contains("So I need to call the plumber about the leak"),
+        "{}",
+        notes[0].1
+    );
+    assert!(!notes[0].1.contains("uhm") && !notes[0].1.contains("ehm"));
+
+    let mut server = mockito::Server::new();
+    let cleanup = server
+        .mock("POST", "/v1/chat/completions")
+        .match_body(mockito::Matcher::AllOf(vec![
+            mockito::Matcher::Regex("=== dictation ===".into()),
+            mockito::Matcher::Regex("call the plumber".into()),
+        ]))
+        .with_status(200)
+        .with_body(common::openai_reply(
+            "Tomorrow I need to call the plumber about the leak in the bathroom.",
+            30,
+            15,
+        ))
+        .expect(1)
+        .create();
+    let v = vault(&[
+        ("00-Inbox/.keep", ""),
+        (".crew/config.yaml", "models:\n  mid: gpt-4.1-mini\n"),
+    ]);
+    let mut cmd = crew(v.path());
+    for k in common::PROVIDER_VARS {
+        cmd.env_remove(k);
+    }
+    for (k, val) in common::openai_env(&server.url()) {
+        cmd.env(k, val);
+    }
+    cmd.env("CREW_TODAY", TODAY)
+        .args(["ask", said])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "Dictation cleaned up by gpt-4.1-mini",
+        ));
+    cleanup.assert();
+    let notes = inbox(v.path());
+    assert!(
+        notes
+            .iter()
+            .any(|(_, t)| t.contains("call the plumber about the leak in the bathroom")),
+        "{notes:#?}"
+    );
+}

@@ -9,6 +9,7 @@ mod names;
 mod plan;
 mod report;
 mod shaped;
+mod speech;
 
 use std::sync::LazyLock;
 
@@ -29,6 +30,8 @@ pub(crate) static URL: LazyLock<Regex> =
 enum ScribeMode {
     Capture,
     Quote,
+    /// A dictation: cleaned, then captured.
+    Voice,
     /// A brainstorm or reading notes: one note laid out by its template.
     Shaped(&'static shaped::ShapeDef),
 }
@@ -37,6 +40,7 @@ impl ScribeMode {
     fn from_slug(slug: Option<&str>) -> ScribeMode {
         match slug {
             Some("quote-capture") => ScribeMode::Quote,
+            Some("voice-to-note") => ScribeMode::Voice,
             Some(other) => shaped::shape(other).map_or(ScribeMode::Capture, ScribeMode::Shaped),
             None => ScribeMode::Capture,
         }
@@ -282,6 +286,13 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         });
     }
     let mode = ScribeMode::from_slug(ctx.mode());
+    let (text, cleaned) = if matches!(mode, ScribeMode::Voice) {
+        let writer = crate::model::writer::Writer::for_ctx(ctx);
+        let (text, how) = speech::clean(&text, writer);
+        (text, Some(how))
+    } else {
+        (text, None)
+    };
     let names = known_names(ctx);
     let choice = format::detect(
         ctx.gate
@@ -325,7 +336,11 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             &paths.join("; "),
         ));
     }
-    Ok(report::output(&captured, &ctx.today(), ctx.lang))
+    let mut out = report::output(&captured, &ctx.today(), ctx.lang);
+    if let Some(how) = cleaned {
+        out.text.push_str(&report::cleaned(&how, ctx.lang));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

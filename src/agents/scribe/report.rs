@@ -66,6 +66,24 @@ fn links(list: &[String]) -> String {
         .join(" or ")
 }
 
+/// How a dictation was cleaned, for the answer.
+pub(crate) fn cleaned(how: &super::speech::Cleaned, l: crate::lang::Lang) -> String {
+    use super::speech::Cleaned;
+    match how {
+        Cleaned::Model(id) => crate::tr!(l, "scribe.cleaned.model", model = id),
+        Cleaned::Native {
+            removed,
+            model_error,
+        } => {
+            let mut out = crate::tr!(l, "scribe.cleaned.native", count = removed);
+            if let Some(e) = model_error {
+                out.push_str(&crate::tr!(l, "scribe.cleaned.model_failed", why = e));
+            }
+            out
+        }
+    }
+}
+
 /// The answer shown to the user and the post-it kept.
 pub fn output(c: &Captured, today: &str, l: crate::lang::Lang) -> NativeOutput {
     let n = c.notes.len();
