@@ -234,7 +234,7 @@ fn misplaced(ctx: &Ctx, today: NaiveDate) -> Vec<Misplaced> {
 
 /// The key two spellings of one tag share: canonical form, with `areas/`, `area-` and
 /// `area_` read as the `area/` prefix.
-fn tag_key(tag: &str) -> String {
+pub(super) fn tag_key(tag: &str) -> String {
     let c = canonical_tag(tag);
     for (from, to) in [
         ("areas/", "area/"),
