@@ -368,6 +368,41 @@ fn planned_folders(ctx: &Ctx, wanted: &[(String, String)], parts: &[String]) -> 
     out
 }
 
+/// Adds a home's line to the reply — complete already, or what was made, which is logged;
+/// returns whether anything was made.
+fn report_home(
+    ctx: &mut Ctx,
+    out: &mut String,
+    kind: &str,
+    folder: &str,
+    made: &[String],
+    verb: &str,
+) -> Result<bool, GateError> {
+    let l = ctx.lang;
+    if made.is_empty() {
+        out.push_str(&crate::tr!(
+            l,
+            "architect.complete",
+            kind = kind,
+            folder = folder
+        ));
+        return Ok(false);
+    }
+    out.push_str(&crate::tr!(
+        l,
+        "architect.created",
+        kind = kind,
+        folder = folder,
+        items = made.join(", ")
+    ));
+    common::log_change(
+        ctx,
+        "architect",
+        &format!("{verb} {kind} {folder}/ ({} items)", made.len()),
+    )?;
+    Ok(true)
+}
+
 /// The modes beyond areas and projects; `None` for those.
 fn by_mode(ctx: &mut Ctx) -> Result<Option<NativeOutput>, GateError> {
     use requests::ArchitectMode as M;
@@ -435,28 +470,7 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             requests::scaffold_sub_folder(ctx, kind, &folder, &p, &mut made)?;
         }
         homes.push(folder.clone());
-        if made.is_empty() {
-            out.push_str(&crate::tr!(
-                l,
-                "architect.complete",
-                kind = kind,
-                folder = folder
-            ));
-        } else {
-            created_any = true;
-            out.push_str(&crate::tr!(
-                l,
-                "architect.created",
-                kind = kind,
-                folder = folder,
-                items = made.join(", ")
-            ));
-            common::log_change(
-                ctx,
-                "architect",
-                &format!("scaffolded {kind} {folder}/ ({} items)", made.len()),
-            )?;
-        }
+        created_any |= report_home(ctx, &mut out, kind, &folder, &made, "scaffolded")?;
     }
     let inbox = ctx.config.folders.inbox.clone();
     let waiting = common::notes_in(&ctx.gate.vault().notes, &inbox).count();

@@ -208,32 +208,32 @@ pub(crate) fn sub_folder(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let mut made = Vec::new();
     scaffold_sub_folder(ctx, &kind, &home, &child, &mut made)?;
     let mut text = crate::tr!(l, "architect.heading", date = ctx.today());
-    if made.is_empty() {
-        text.push_str(&crate::tr!(
-            l,
-            "architect.complete",
-            kind = kind,
-            folder = folder
-        ));
-    } else {
-        text.push_str(&crate::tr!(
-            l,
-            "architect.created",
-            kind = kind,
-            folder = folder,
-            items = made.join(", ")
-        ));
-        common::log_change(
-            ctx,
-            "architect",
-            &format!("made sub-folder {folder}/ ({} items)", made.len()),
-        )?;
-    }
+    super::report_home(ctx, &mut text, &kind, &folder, &made, "made sub-folder")?;
     Ok(NativeOutput {
         text,
         postit: format!("last op {}: {folder}", ctx.today()),
         attention: false,
     })
+}
+
+/// The note of `folder` that `title` names once case, spacing and a plural `s` are ignored
+/// ("book" names `Books.md`), or the file at its exact path.
+pub(crate) fn existing_note(ctx: &Ctx, folder: &str, title: &str) -> Option<String> {
+    let prefix = format!("{folder}/");
+    let want = fold(title);
+    let plural = format!("{want}s");
+    let path = format!("{folder}/{title}.md");
+    ctx.gate
+        .vault()
+        .notes
+        .iter()
+        .filter(|n| n.path.starts_with(&prefix))
+        .find(|n| {
+            let name = fold(n.name());
+            name == want || name == plural
+        })
+        .map(|n| n.path.clone())
+        .or_else(|| ctx.gate.exists(&path).then_some(path))
 }
 
 /// The words a topic is known by: each word of it, and its singular when it ends in `s`.
@@ -354,14 +354,7 @@ pub(crate) fn create_moc(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let title = common::safe_title(&titled(&topic), 60);
     let dir = ctx.config.folders.moc.clone();
     let path = format!("{dir}/{title}.md");
-    let twin = ctx
-        .gate
-        .vault()
-        .notes
-        .iter()
-        .find(|n| n.path.starts_with(&format!("{dir}/")) && fold(n.name()) == fold(&title))
-        .map(|n| n.path.clone());
-    if let Some(existing) = twin.or_else(|| ctx.gate.exists(&path).then(|| path.clone())) {
+    if let Some(existing) = existing_note(ctx, &dir, &title) {
         return Ok(NativeOutput {
             text: crate::tr!(
                 l,

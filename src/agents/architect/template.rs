@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 
 use super::request::{template_kind, titled};
-use crate::agents::common::{self, fold};
+use crate::agents::common;
 use crate::agents::{Ctx, NativeOutput};
 use crate::gate::GateError;
 use crate::text::normalize;
@@ -90,20 +90,7 @@ pub(crate) fn add_template(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let title = common::safe_title(&titled(&kind), 60);
     let folder = ctx.config.folders.templates.clone();
     // "book" asks for the same template as an existing `Books.md` or `book.md`
-    let prefix = format!("{folder}/");
-    let taken = ctx
-        .gate
-        .vault()
-        .notes
-        .iter()
-        .filter(|n| n.path.starts_with(&prefix))
-        .find(|n| {
-            let name = fold(n.name());
-            name == fold(&title) || name == format!("{}s", fold(&title))
-        })
-        .map(|n| n.path.clone());
-    let path = format!("{folder}/{title}.md");
-    if let Some(existing) = taken.or_else(|| ctx.gate.exists(&path).then(|| path.clone())) {
+    if let Some(existing) = super::requests::existing_note(ctx, &folder, &title) {
         return Ok(NativeOutput {
             text: crate::tr!(
                 l,
@@ -115,6 +102,7 @@ pub(crate) fn add_template(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             attention: false,
         });
     }
+    let path = format!("{folder}/{title}.md");
     let made = ctx
         .gate
         .create(&path, template_text(&kind, shape).as_bytes())?;
