@@ -2,9 +2,9 @@
 //! tags written several ways (case, separators, plural), and a proposed taxonomy note —
 //! written only when the request says to create it or the user confirmed.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use super::defrag_plan::tag_key;
+use super::defrag_plan::{tag_key, tag_spellings};
 use super::requests::confirmed;
 use crate::agents::common;
 use crate::agents::{Ctx, NativeOutput};
@@ -104,30 +104,6 @@ fn near_duplicates(spellings: &Spellings) -> Vec<(String, Vec<(String, usize)>)>
     out
 }
 
-/// The tags of the vault's notes (templates, Meta and crew's own files left out).
-fn spellings(ctx: &Ctx) -> Spellings {
-    let f = &ctx.config.folders;
-    let mut out: Spellings = BTreeMap::new();
-    for n in ctx
-        .gate
-        .vault()
-        .notes
-        .iter()
-        .filter(|n| !crate::analysis::health::exempt(&n.path, f) && !f.crew_owned(&n.path))
-    {
-        let mut seen = BTreeSet::new();
-        for t in &n.tags {
-            if seen.insert(t.as_str()) {
-                *out.entry(tag_key(t))
-                    .or_default()
-                    .entry(t.clone())
-                    .or_default() += 1;
-            }
-        }
-    }
-    out
-}
-
 /// The tree as nested list lines: `- #a (3)`, `  - #a/b (2)`.
 fn tree_lines(tree: &BTreeMap<String, Node>) -> String {
     let mut out = String::new();
@@ -155,7 +131,7 @@ fn merge_lines(dups: &[(String, Vec<(String, usize)>)]) -> String {
 /// The report, and the taxonomy note when the request creates it.
 pub(crate) fn tag_taxonomy(ctx: &mut Ctx, create: bool) -> Result<NativeOutput, GateError> {
     let l = ctx.lang;
-    let sp = spellings(ctx);
+    let sp = tag_spellings(ctx);
     let mut text = crate::tr!(l, "architect.taxonomy.heading", date = ctx.today());
     if sp.is_empty() {
         text.push_str(&crate::tr!(l, "architect.taxonomy.none"));
