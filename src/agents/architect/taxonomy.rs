@@ -24,15 +24,15 @@ type Spellings = BTreeMap<String, BTreeMap<String, usize>>;
 fn tree(spellings: &Spellings) -> BTreeMap<String, Node> {
     let mut out: BTreeMap<String, Node> = BTreeMap::new();
     for (key, forms) in spellings {
+        // `#/s` or `#a//b` nest nothing: empty segments are dropped
+        let segs: Vec<&str> = key.split('/').filter(|s| !s.is_empty()).collect();
+        if segs.is_empty() {
+            continue;
+        }
         let n: usize = forms.values().sum();
-        out.entry(key.clone()).or_default().own += n;
-        let mut at = String::new();
-        for seg in key.split('/') {
-            if !at.is_empty() {
-                at.push('/');
-            }
-            at.push_str(seg);
-            out.entry(at.clone()).or_default().total += n;
+        out.entry(segs.join("/")).or_default().own += n;
+        for end in 1..=segs.len() {
+            out.entry(segs[..end].join("/")).or_default().total += n;
         }
     }
     out
@@ -106,8 +106,11 @@ fn near_duplicates(spellings: &Spellings) -> Vec<(String, Vec<(String, usize)>)>
 
 /// The tree as nested list lines: `- #a (3)`, `  - #a/b (2)`.
 fn tree_lines(tree: &BTreeMap<String, Node>) -> String {
+    // by segments, so a tag's children follow it (`a/b` before `a-c`)
+    let mut keys: Vec<(&String, &Node)> = tree.iter().collect();
+    keys.sort_by(|a, b| a.0.split('/').cmp(b.0.split('/')));
     let mut out = String::new();
-    for (key, node) in tree {
+    for (key, node) in keys {
         let depth = key.matches('/').count();
         let counts = if node.own == node.total {
             format!("{}", node.total)
@@ -242,6 +245,13 @@ mod tests {
         assert_eq!(t["food"], Node { own: 1, total: 3 });
         assert_eq!(t["food/recipes"], Node { own: 0, total: 2 });
         assert_eq!(t["food/recipes/pasta"], Node { own: 2, total: 2 });
+        let t = tree(&sp(&[("/s", 1), ("client-pdu", 1), ("client/server", 1)]));
+        assert_eq!(t["s"], Node { own: 1, total: 1 });
+        assert!(!t.contains_key(""));
+        assert_eq!(
+            tree_lines(&t),
+            "- #client (0 / 1)\n  - #client/server (1)\n- #client-pdu (1)\n- #s (1)\n"
+        );
     }
 
     #[test]
