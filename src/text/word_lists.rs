@@ -39,6 +39,7 @@ mod tests {
             include_str!("../agents/postman/events.rs"),
             include_str!("../agents/postman/prep.rs"),
             include_str!("../analysis/search.rs"),
+            include_str!("../agents/architect/request.rs"),
         ]
         .concat();
         let named: Vec<&str> = code

@@ -234,7 +234,7 @@ fn misplaced(ctx: &Ctx, today: NaiveDate) -> Vec<Misplaced> {
 
 /// The key two spellings of one tag share: canonical form, with `areas/`, `area-` and
 /// `area_` read as the `area/` prefix.
-fn tag_key(tag: &str) -> String {
+pub(super) fn tag_key(tag: &str) -> String {
     let c = canonical_tag(tag);
     for (from, to) in [
         ("areas/", "area/"),
@@ -248,13 +248,14 @@ fn tag_key(tag: &str) -> String {
     c
 }
 
-/// Phase 2: spellings of one tag, tags not in lowercase-hyphen form, and tags missing from
-/// the taxonomy (when the vault keeps one).
-fn tags(ctx: &Ctx, p: &mut DefragPlan) {
+/// The tags of the vault's own notes (health-exempt and crew's files left out), by
+/// [`tag_key`]: each spelling with the number of notes that carry it.
+pub(super) fn tag_spellings(ctx: &Ctx) -> BTreeMap<String, BTreeMap<String, usize>> {
     let f = &ctx.config.folders;
-    let vault = ctx.gate.vault();
     let mut forms: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
-    for n in vault
+    for n in ctx
+        .gate
+        .vault()
         .notes
         .iter()
         .filter(|n| !crate::analysis::health::exempt(&n.path, f) && !f.crew_owned(&n.path))
@@ -270,6 +271,15 @@ fn tags(ctx: &Ctx, p: &mut DefragPlan) {
             }
         }
     }
+    forms
+}
+
+/// Phase 2: spellings of one tag, tags not in lowercase-hyphen form, and tags missing from
+/// the taxonomy (when the vault keeps one).
+fn tags(ctx: &Ctx, p: &mut DefragPlan) {
+    let f = &ctx.config.folders;
+    let vault = ctx.gate.vault();
+    let forms = tag_spellings(ctx);
     for (canonical, spellings) in &forms {
         let odd = spellings.len() > 1 || spellings.keys().any(|s| s != canonical);
         if odd {

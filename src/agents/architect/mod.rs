@@ -11,6 +11,10 @@ mod defrag_report;
 mod folders;
 pub mod manage;
 pub mod onboard;
+mod request;
+mod requests;
+mod taxonomy;
+mod template;
 
 pub use defrag::defrag;
 
@@ -222,8 +226,9 @@ static NAME_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(area|project|progetto|projet|proyecto|projekt|projeto|bereich|área|zone|folder|cartella)\b\s*(?:called|named|for|chiamat[oa]|appel[ée]e?|llamad[oa]|namens|chamad[oa])?\s*[:\-—]?\s*(.+)$").expect("static regex")
 });
 
-/// What the request asks to build: ("area" | "project", name).
-pub(crate) fn requested_structure(message: &str) -> Option<(String, String)> {
+/// What the request asks to build: ("area" | "project", name, the sub-folders named after a
+/// "with" word).
+pub(crate) fn requested_structure(message: &str) -> Option<(String, String, Vec<String>)> {
     let first_line = message.lines().next().unwrap_or("");
     let c = NAME_AFTER.captures(first_line)?;
     let word = c.get(1)?.as_str().to_lowercase();
@@ -241,7 +246,13 @@ pub(crate) fn requested_structure(message: &str) -> Option<(String, String)> {
     } else {
         "project"
     };
-    Some((kind.to_string(), common::safe_title(name, 60)))
+    let (name, parts) = request::name_and_parts(name);
+    let parts = parts
+        .iter()
+        .map(|p| common::safe_title(p, 60))
+        .filter(|p| p != "Untitled")
+        .collect();
+    Some((kind.to_string(), common::safe_title(&name, 60), parts))
 }
 
 /// Homes named in a hand-off, e.g. "create 01-Projects/Kitchen/ (with _index.md …)". A name
@@ -333,13 +344,91 @@ fn structure_declined(ctx: &Ctx, wanted: &[(String, String)]) -> NativeOutput {
     }
 }
 
-/// The architect agent.
+/// The folder of a home of `kind` named `name`.
+fn home_folder(ctx: &Ctx, kind: &str, name: &str) -> String {
+    if kind == "area" {
+        format!("{}/{name}", ctx.config.folders.areas)
+    } else {
+        format!("{}/{name}", ctx.config.folders.projects)
+    }
+}
+
+/// Every folder a request for homes (and their sub-folders) would make or reuse.
+fn planned_folders(ctx: &Ctx, wanted: &[(String, String)], parts: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (kind, name) in wanted {
+        let folder = home_folder(ctx, kind, name);
+        let existing = leaves(ctx, &folder);
+        out.push(folder.clone());
+        for p in parts {
+            let p = folders::existing_twin(p, &existing).unwrap_or(p);
+            out.push(format!("{folder}/{p}"));
+        }
+    }
+    out
+}
+
+/// Adds a home's line to the reply — complete already, or what was made, which is logged;
+/// returns whether anything was made.
+fn report_home(
+    ctx: &mut Ctx,
+    out: &mut String,
+    kind: &str,
+    folder: &str,
+    made: &[String],
+    verb: &str,
+) -> Result<bool, GateError> {
+    let l = ctx.lang;
+    if made.is_empty() {
+        out.push_str(&crate::tr!(
+            l,
+            "architect.complete",
+            kind = kind,
+            folder = folder
+        ));
+        return Ok(false);
+    }
+    out.push_str(&crate::tr!(
+        l,
+        "architect.created",
+        kind = kind,
+        folder = folder,
+        items = made.join(", ")
+    ));
+    common::log_change(
+        ctx,
+        "architect",
+        &format!("{verb} {kind} {folder}/ ({} items)", made.len()),
+    )?;
+    Ok(true)
+}
+
+/// The modes beyond areas and projects; `None` for those.
+fn by_mode(ctx: &mut Ctx) -> Result<Option<NativeOutput>, GateError> {
+    use requests::ArchitectMode as M;
+    let out = match M::from_slug(ctx.mode()) {
+        M::CreateMoc => requests::create_moc(ctx)?,
+        M::AddTemplate => template::add_template(ctx)?,
+        M::SubFolder => requests::sub_folder(ctx)?,
+        M::TagTaxonomy => taxonomy::tag_taxonomy(ctx, false)?,
+        M::CreateTagTaxonomy => taxonomy::tag_taxonomy(ctx, true)?,
+        M::Structure => return Ok(None),
+    };
+    Ok(Some(out))
+}
+
+/// The architect agent: the mode the request asks for, else areas and projects.
 pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
+    if let Some(out) = by_mode(ctx)? {
+        return Ok(out);
+    }
     let mut wanted = requested_paths(ctx, &format!("{}\n{}", ctx.step.task, ctx.step.message));
+    let mut parts = Vec::new();
     if wanted.is_empty()
-        && let Some(w) = requested_structure(&ctx.step.message)
+        && let Some((kind, name, named_parts)) = requested_structure(&ctx.step.message)
     {
-        wanted.push(w);
+        wanted.push((kind, name));
+        parts = named_parts;
     }
     if wanted.is_empty() {
         match unnamed_structure(ctx) {
@@ -358,44 +447,30 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             (kind, name)
         })
         .collect();
+    let propose = requests::to_propose(ctx, &planned_folders(ctx, &wanted, &parts));
+    if !propose.is_empty() {
+        return Ok(requests::proposal(ctx, &propose));
+    }
     let l = ctx.lang;
     let mut out = crate::tr!(l, "architect.heading", date = ctx.today());
     let mut created_any = false;
     let mut homes = Vec::new();
     for (kind, name) in &wanted {
-        let made = if kind == "area" {
+        let mut made = if kind == "area" {
             scaffold_area(ctx, name)?
         } else {
             scaffold_project(ctx, name)?
         };
-        let folder = if kind == "area" {
-            format!("{}/{name}", ctx.config.folders.areas)
-        } else {
-            format!("{}/{name}", ctx.config.folders.projects)
-        };
-        homes.push(folder.clone());
-        if made.is_empty() {
-            out.push_str(&crate::tr!(
-                l,
-                "architect.complete",
-                kind = kind,
-                folder = folder
-            ));
-        } else {
-            created_any = true;
-            out.push_str(&crate::tr!(
-                l,
-                "architect.created",
-                kind = kind,
-                folder = folder,
-                items = made.join(", ")
-            ));
-            common::log_change(
-                ctx,
-                "architect",
-                &format!("scaffolded {kind} {folder}/ ({} items)", made.len()),
-            )?;
+        let folder = home_folder(ctx, kind, name);
+        let existing = leaves(ctx, &folder);
+        for p in &parts {
+            let p = folders::existing_twin(p, &existing)
+                .unwrap_or(p)
+                .to_string();
+            requests::scaffold_sub_folder(ctx, kind, &folder, &p, &mut made)?;
         }
+        homes.push(folder.clone());
+        created_any |= report_home(ctx, &mut out, kind, &folder, &made, "scaffolded")?;
     }
     let inbox = ctx.config.folders.inbox.clone();
     let waiting = common::notes_in(&ctx.gate.vault().notes, &inbox).count();
@@ -598,15 +673,23 @@ mod tests {
     fn reads_the_requested_name() {
         assert_eq!(
             requested_structure("create a new area called Health & Fitness"),
-            Some(("area".into(), "Health & Fitness".into()))
+            Some(("area".into(), "Health & Fitness".into(), vec![]))
         );
         assert_eq!(
             requested_structure("new project: Kitchen Renovation!"),
-            Some(("project".into(), "Kitchen Renovation".into()))
+            Some(("project".into(), "Kitchen Renovation".into(), vec![]))
         );
         assert_eq!(
             requested_structure("nuovo progetto Cucina"),
-            Some(("project".into(), "Cucina".into()))
+            Some(("project".into(), "Cucina".into(), vec![]))
+        );
+        assert_eq!(
+            requested_structure("create an area for Finance with budget and investments"),
+            Some((
+                "area".into(),
+                "Finance".into(),
+                vec!["Budget".into(), "Investments".into()]
+            ))
         );
         assert_eq!(requested_structure("restructure"), None);
     }
