@@ -39,6 +39,8 @@ mod tests {
             include_str!("../agents/postman/events.rs"),
             include_str!("../agents/postman/prep.rs"),
             include_str!("../analysis/search.rs"),
+            include_str!("../agents/connector/topic.rs"),
+            include_str!("../agents/connector/people.rs"),
         ]
         .concat();
         let named: Vec<&str> = code
