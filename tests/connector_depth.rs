@@ -240,8 +240,9 @@ fn every_suggested_link_shows_the_sentence_where_it_would_go() {
         ("Bread.md", "Baking bread at home. [[Sourdough]]"),
         (
             "Rye.md",
-            "Rye flour wants more hydration and autolyse time.",
+            "---\ntags: [flour]\n---\nRye flour wants more hydration and autolyse time.",
         ),
+        ("Tags.md", "How tags work."),
     ]);
     let before = common::snapshot(v.path());
     let out = connector(v.path(), "find connections for Sourdough");
@@ -249,6 +250,11 @@ fn every_suggested_link_shows_the_sentence_where_it_would_go() {
     assert!(
         out.contains("  ↳ line 6 names it: “My Starter care routine keeps it alive.”"),
         "the sentence naming the target, with its line: {out}"
+    );
+    let out = connector(v.path(), "find connections for Rye");
+    assert!(
+        !out.contains("[[Tags]]"),
+        "a frontmatter key is no mention of a note: {out}"
     );
     let out = connector(v.path(), "graph health");
     let spots = out.lines().filter(|l| l.starts_with("  ↳ ")).count();

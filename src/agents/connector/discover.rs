@@ -87,8 +87,9 @@ impl<'a> Discovery<'a> {
             .notes
             .iter()
             .map(|n| {
+                // the body only: a frontmatter key ("aliases:") is no mention of a note
                 is_content(&n.path, f)
-                    .then(|| common::reread(source, n).map(|(t, _)| normalize(&t)))
+                    .then(|| common::reread(source, n).map(|(t, start)| normalize(&t[start..])))
                     .flatten()
             })
             .collect();
