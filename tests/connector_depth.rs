@@ -224,6 +224,12 @@ fn people_are_found_without_a_people_folder_and_counted_together() {
     );
     assert!(!out.contains("Never mentioned"), "Luca is named: {out}");
     unchanged(v.path(), &before);
+    let none = vault(&[("Notes/Trip.md", "A trip with friends.")]);
+    let out = connector(none.path(), "people network");
+    assert!(
+        out.contains("No note is marked as a person") && !out.contains("### Most mentioned"),
+        "no empty heading: {out}"
+    );
 }
 
 #[test]

@@ -189,7 +189,9 @@ pub(super) fn run(ctx: &Ctx) -> NativeOutput {
         date = ctx.today(),
         count = people.len()
     );
-    if !people.is_empty() {
+    if people.is_empty() {
+        out.push_str(&tr!(l, "connector.people.none"));
+    } else {
         out.push_str(&tr!(
             l,
             "connector.people.found_by",
@@ -204,7 +206,9 @@ pub(super) fn run(ctx: &Ctx) -> NativeOutput {
         .map(|&p| (p, mentions.get(&p).copied().unwrap_or(0)))
         .collect();
     ranked.sort_by_key(|&(p, c)| (std::cmp::Reverse(c), p));
-    out.push_str(&tr!(l, "connector.people.most"));
+    if !mentions.is_empty() {
+        out.push_str(&tr!(l, "connector.people.most"));
+    }
     for (p, c) in ranked.iter().filter(|(_, c)| *c > 0).take(SHOWN) {
         out.push_str(&tr!(
             l,
