@@ -85,11 +85,29 @@ fn frontmatter_date(note: &Note) -> Option<NaiveDate> {
     found.first().map(|(_, d)| *d)
 }
 
+/// Where a note's own date was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DateFrom {
+    Frontmatter,
+    Name,
+    /// The file's modification time: a copy or a sync resets it, so a reader should say so.
+    Modified,
+}
+
 /// The day a note is from: its frontmatter's, its name's, else the file's modification day.
 pub fn own_date(note: &Note) -> Option<NaiveDate> {
+    dated(note).map(|(d, _)| d)
+}
+
+/// [`own_date`], and where it was read.
+pub fn dated(note: &Note) -> Option<(NaiveDate, DateFrom)> {
     frontmatter_date(note)
-        .or_else(|| name_date(note.name()))
-        .or_else(|| chrono::DateTime::from_timestamp(note.modified, 0).map(|t| t.date_naive()))
+        .map(|d| (d, DateFrom::Frontmatter))
+        .or_else(|| name_date(note.name()).map(|d| (d, DateFrom::Name)))
+        .or_else(|| {
+            chrono::DateTime::from_timestamp(note.modified, 0)
+                .map(|t| (t.date_naive(), DateFrom::Modified))
+        })
 }
 
 #[cfg(test)]
@@ -135,6 +153,9 @@ mod tests {
         assert_eq!(own_date(&n), Some(day(2025, 2, 14)));
         let n = note("plain.md", "title: x", MTIME_2026);
         assert_eq!(own_date(&n), Some(day(2026, 5, 28)));
+        assert_eq!(dated(&n).map(|(_, f)| f), Some(DateFrom::Modified));
+        let n = note("Journal/2025-02-14 Dinner.md", "", MTIME_2026);
+        assert_eq!(dated(&n).map(|(_, f)| f), Some(DateFrom::Name));
     }
 
     #[test]

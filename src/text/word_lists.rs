@@ -34,12 +34,15 @@ mod tests {
             yaml_serde::from_str(SOURCE).expect("references/word-lists.yaml");
         let code = [
             include_str!("../agents/scribe/plan.rs"),
+            include_str!("../agents/scribe/speech.rs"),
             include_str!("../agents/postman/draft.rs"),
             include_str!("../agents/postman/choose.rs"),
             include_str!("../agents/postman/events.rs"),
             include_str!("../agents/postman/prep.rs"),
             include_str!("../analysis/search.rs"),
             include_str!("../agents/architect/request.rs"),
+            include_str!("../agents/connector/topic.rs"),
+            include_str!("../agents/connector/people.rs"),
         ]
         .concat();
         let named: Vec<&str> = code

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use super::spot::{self, Spot};
 use crate::agents::common;
 use crate::analysis::graph::is_content;
 use crate::crew::Folders;
@@ -58,6 +59,7 @@ impl Rarity {
 /// which notes use the rarer words (read once, asked many times).
 pub(crate) struct Discovery<'a> {
     vault: &'a Vault,
+    source: &'a dyn NoteSource,
     word_sets: Vec<Option<BTreeSet<String>>>,
     rarity: Rarity,
     /// Notes using each word that is in at most [`POSTING_CAP`] notes.
@@ -70,6 +72,9 @@ pub(crate) struct Discovery<'a> {
     by_first_word: HashMap<String, Vec<(String, usize)>>,
 }
 
+/// A word this rare (its inverse document frequency) or rarer says something about a pair.
+const RARE: f64 = 1.5;
+
 /// Tags on more notes than this do not propose candidates (they still add to a score).
 const TAG_CAP: usize = 200;
 
@@ -77,13 +82,14 @@ const TAG_CAP: usize = 200;
 const POSTING_CAP: usize = 50;
 
 impl<'a> Discovery<'a> {
-    pub fn new(vault: &'a Vault, source: &dyn NoteSource, f: &Folders) -> Discovery<'a> {
+    pub fn new(vault: &'a Vault, source: &'a dyn NoteSource, f: &Folders) -> Discovery<'a> {
         let texts: Vec<Option<String>> = vault
             .notes
             .iter()
             .map(|n| {
+                // the body only: a frontmatter key ("aliases:") is no mention of a note
                 is_content(&n.path, f)
-                    .then(|| common::reread(source, n).map(|(t, _)| normalize(&t)))
+                    .then(|| common::reread(source, n).map(|(t, start)| normalize(&t[start..])))
                     .flatten()
             })
             .collect();
@@ -120,6 +126,7 @@ impl<'a> Discovery<'a> {
         by_tag.retain(|_, v| v.len() <= TAG_CAP);
         Discovery {
             vault,
+            source,
             word_sets,
             rarity,
             postings,
@@ -130,9 +137,50 @@ impl<'a> Discovery<'a> {
         }
     }
 
+    /// Note `i`'s normalized text, when it is a content note.
+    pub fn text(&self, i: usize) -> Option<&str> {
+        self.texts[i].as_deref()
+    }
+
     /// Whether note `i` is one discovery reads (content, not crew's or a template).
     pub fn is_content(&self, i: usize) -> bool {
         self.word_sets[i].is_some()
+    }
+
+    /// The rare words notes `i` and `j` share, rarest first, with their rarity.
+    pub fn shared_rare(&self, i: usize, j: usize) -> Vec<(String, f64)> {
+        let (Some(a), Some(b)) = (&self.word_sets[i], &self.word_sets[j]) else {
+            return Vec::new();
+        };
+        let mut shared: Vec<(String, f64)> = a
+            .intersection(b)
+            .map(|w| (w.clone(), self.rarity.of_word(w)))
+            .filter(|(_, r)| *r >= RARE)
+            .collect();
+        shared.sort_by(|x, y| y.1.total_cmp(&x.1).then_with(|| x.0.cmp(&y.0)));
+        shared
+    }
+
+    /// Where in note `from` a link to note `to` would go: the sentence naming `to` (its title
+    /// or an alias), else the one with most of the rare words they share.
+    pub fn spot(&self, from: usize, to: usize) -> Option<Spot> {
+        let vault = self.vault;
+        let (text, start) = common::reread(self.source, &vault.notes[from])?;
+        let target = &vault.notes[to];
+        let names: Vec<String> = std::iter::once(target.name())
+            .chain(target.aliases.iter().map(String::as_str))
+            .map(normalize)
+            .filter(|n| n.chars().count() >= 3)
+            .collect();
+        let rare = self.shared_rare(from, to);
+        spot::find(
+            &text[start..],
+            spot::body_first_line(&text[..start]),
+            &spot::Target {
+                names: &names,
+                rare: &rare,
+            },
+        )
     }
 
     /// The notes `i` should link to and does not, strongest first.
@@ -260,7 +308,7 @@ fn shared_words(
     let mut shared: Vec<(&String, f64)> = mine
         .intersection(theirs)
         .map(|w| (w, rarity.of_word(w)))
-        .filter(|(_, r)| *r >= 1.5)
+        .filter(|(_, r)| *r >= RARE)
         .collect();
     if shared.is_empty() {
         return;

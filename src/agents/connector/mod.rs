@@ -1,15 +1,18 @@
 //! The connector: the link graph's health and the links to add — for the vault's orphans,
 //! for one note ("find connections for X"), around one note (its constellation), between
-//! clusters (bridge notes) and among people (the people network). The graph itself is
-//! measured in [`crate::analysis::graph`].
+//! clusters (bridge notes), between far folders (serendipity), among the notes of the same
+//! days (temporal) and among people (the people network). Each suggested link shows the
+//! sentence it would go in. The graph itself is measured in [`crate::analysis::graph`].
 //!
 //! Links are added only when asked (`--fix`, "apply"): an orphan gets an incoming link from
 //! its best neighbour (or from its folder's MOC), which is what makes it an orphan no more.
 
 mod discover;
+mod people;
 mod serendipity;
-
-use std::collections::BTreeMap;
+mod spot;
+mod temporal;
+mod topic;
 
 use super::common::{self, suggestion};
 use super::cue::Cue;
@@ -18,10 +21,10 @@ use super::{Ctx, NativeOutput};
 use crate::analysis::graph::{Graph, GraphAudit, graph_audit, is_moc};
 use crate::gate::GateError;
 use crate::lang::Lang;
-use crate::text::{normalize, words};
 use crate::tr;
 use crate::vault::Vault;
 use discover::{Candidate, Discovery};
+use topic::{Found, Named};
 
 /// How to write a note in a link so that it is unambiguous: its name, or its path when
 /// several notes share the name.
@@ -53,6 +56,7 @@ enum ConnectorMode {
     Bridges,
     Serendipity,
     Constellation,
+    Temporal,
 }
 
 impl ConnectorMode {
@@ -62,6 +66,7 @@ impl ConnectorMode {
             Some("bridge-notes") => ConnectorMode::Bridges,
             Some("serendipity") => ConnectorMode::Serendipity,
             Some("constellation") => ConnectorMode::Constellation,
+            Some("temporal-connections") => ConnectorMode::Temporal,
             _ => ConnectorMode::GraphAudit,
         }
     }
@@ -72,151 +77,26 @@ impl ConnectorMode {
 pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let mode = ConnectorMode::from_slug(ctx.mode());
     match mode {
-        ConnectorMode::PeopleNetwork => return Ok(people_network(ctx)),
+        ConnectorMode::PeopleNetwork => return Ok(people::run(ctx)),
+        ConnectorMode::Temporal => return Ok(temporal::run(ctx)),
         ConnectorMode::Bridges => return Ok(bridges(ctx)),
         ConnectorMode::Serendipity => return Ok(serendipity(ctx)),
         ConnectorMode::GraphAudit | ConnectorMode::Constellation => {}
     }
     let request = format!("{} {}", ctx.step.message, ctx.step.task);
-    if let Some(named) = named_note(ctx.gate.vault(), &request) {
+    let scope = topic::Scope {
+        vault: ctx.gate.vault(),
+        source: &*ctx.gate,
+        folders: &ctx.config.folders,
+        today: ctx.now.date(),
+    };
+    if let Some(named) = topic::named_note(&scope, &request) {
         if mode == ConnectorMode::Constellation {
             return Ok(constellation(ctx, named.note));
         }
         return connections_for(ctx, &named);
     }
     graph_health(ctx)
-}
-
-/// A note a request names; `topic` when the request named no note by its name and the note
-/// was found another way (what the request said, and how it led there).
-struct Named {
-    note: usize,
-    topic: Option<(String, Found)>,
-}
-
-/// How a topic that is no note's name led to a note.
-enum Found {
-    /// One of the note's aliases is the topic.
-    Alias(String),
-    /// The note's name holds the topic's words.
-    NameHolds,
-}
-
-/// The note a request names: a `[[link]]`, or the words after "for", "of", "around", "to"…
-/// when they are a note's name (the longest name found there wins), else one of its aliases,
-/// else the one note whose name holds those words ("Excalidraw" →
-/// `obsidian-excalidraw-plugin`: of several, the shortest name, then the most linked to). A
-/// name must be named: words elsewhere in the request never pick a note.
-fn named_note(vault: &Vault, request: &str) -> Option<Named> {
-    if let Some(start) = request.find("[[") {
-        let rest = &request[start + 2..];
-        let target = rest.split([']', '|', '#']).next().unwrap_or("");
-        if let crate::vault::Resolution::File { id, .. } = vault.files.resolve("", target) {
-            return vault
-                .note_of_file(id)
-                .map(|note| Named { note, topic: None });
-        }
-    }
-    let normal = format!(" {} ", normalize(request));
-    let markers = [
-        " for ",
-        " of ",
-        " around ",
-        " to ",
-        " with ",
-        " per ",
-        " di ",
-        " pour ",
-        " de ",
-        " para ",
-        " für ",
-        " von ",
-        " um ",
-        " intorno a ",
-        " autour de ",
-        " alrededor de ",
-    ];
-    let tail = markers
-        .iter()
-        .filter_map(|m| normal.rfind(m).map(|i| &normal[i + m.len() - 1..]))
-        .min_by_key(|t| t.len())?;
-    let longest_in_tail = |names: &mut dyn Iterator<Item = (usize, String)>| {
-        let mut best: Option<(usize, String)> = None;
-        for (i, name) in names {
-            if name.chars().count() < 3 || !tail.contains(&format!(" {name} ")) {
-                continue;
-            }
-            if best.as_ref().is_none_or(|(_, b)| name.len() > b.len()) {
-                best = Some((i, name));
-            }
-        }
-        best
-    };
-    let mut names = vault
-        .notes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (i, normalize(n.name())));
-    if let Some((note, _)) = longest_in_tail(&mut names) {
-        return Some(Named { note, topic: None });
-    }
-    let mut aliases = vault
-        .notes
-        .iter()
-        .enumerate()
-        .flat_map(|(i, n)| n.aliases.iter().map(move |a| (i, normalize(a))));
-    if let Some((note, alias)) = longest_in_tail(&mut aliases) {
-        let shown = vault.notes[note]
-            .aliases
-            .iter()
-            .find(|a| normalize(a) == alias)
-            .cloned()
-            .unwrap_or(alias.clone());
-        return Some(Named {
-            note,
-            topic: Some((alias, Found::Alias(shown))),
-        });
-    }
-    name_holding(vault, tail)
-}
-
-/// The note whose name holds the first words of `tail` (as many as any name holds, at least
-/// one word of three letters that is no function word): of several, the shortest name, then
-/// the most linked to.
-fn name_holding(vault: &Vault, tail: &str) -> Option<Named> {
-    let said: Vec<&str> = words(tail).collect();
-    let name_words: Vec<Vec<String>> = vault
-        .notes
-        .iter()
-        .map(|n| words(&normalize(n.name())).map(str::to_string).collect())
-        .collect();
-    for len in (1..=said.len().min(4)).rev() {
-        let topic = &said[..len];
-        if !topic
-            .iter()
-            .any(|w| w.chars().count() >= 3 && !crate::lang::detect::function_word(w))
-        {
-            continue;
-        }
-        let holding = (0..vault.notes.len()).filter(|&i| {
-            topic.iter().all(|w| name_words[i].iter().any(|n| n == w))
-                && name_words[i].len() > topic.len()
-        });
-        let best = holding.min_by_key(|&i| {
-            (
-                name_words[i].len(),
-                std::cmp::Reverse(vault.links_to(i).len()),
-                vault.notes[i].path.clone(),
-            )
-        });
-        if let Some(note) = best {
-            return Some(Named {
-                note,
-                topic: Some((topic.join(" "), Found::NameHolds)),
-            });
-        }
-    }
-    None
 }
 
 /// The default mode: the graph audit, and links for the orphans that have the best ones.
@@ -234,9 +114,9 @@ fn graph_health(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             count = plans.len(),
             orphans = g.orphans.len()
         ));
-        for (orphan, c) in &plans {
+        for (orphan, c, spot) in &plans {
             out.push_str(&format!(
-                "- [[{}]] ← [[{}]] ({}: {})\n",
+                "- [[{}]] ← [[{}]] ({}: {})\n{spot}",
                 display(vault, *orphan),
                 display(vault, c.note),
                 strength(c.score, l),
@@ -248,7 +128,7 @@ fn graph_health(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     let apply = ctx.apply || ctx.says(Cue::Apply);
     let mut applied = 0;
     if apply {
-        for (orphan, c) in &plans {
+        for (orphan, c, _) in &plans {
             if link_into(ctx, c.note, *orphan, "connector: link an orphan")? {
                 applied += 1;
             }
@@ -324,7 +204,7 @@ fn audit_text(vault: &Vault, g: &GraphAudit, today: &str, l: Lang) -> String {
 
 /// For each orphan (MOCs aside), its strongest candidate neighbour; the ten orphans with the
 /// strongest candidates across the whole vault.
-fn orphan_plans(ctx: &Ctx, g: &GraphAudit) -> Vec<(usize, Candidate)> {
+fn orphan_plans(ctx: &Ctx, g: &GraphAudit) -> Vec<(usize, Candidate, String)> {
     let vault = ctx.gate.vault();
     let f = &ctx.config.folders;
     let orphans: Vec<usize> = g
@@ -351,7 +231,14 @@ fn orphan_plans(ctx: &Ctx, g: &GraphAudit) -> Vec<(usize, Candidate)> {
             .then(a.0.cmp(&b.0))
     });
     plans.truncate(10);
+    // the link goes into the neighbour, so the sentence is the neighbour's
     plans
+        .into_iter()
+        .map(|(orphan, c)| {
+            let spot = spot_line(&discovery, c.note, orphan, ctx.lang);
+            (orphan, c, spot)
+        })
+        .collect()
 }
 
 /// Adds `- [[to]]` to the `## Related` section of note `from` (made when missing); `false`
@@ -396,14 +283,16 @@ fn connections_for(ctx: &mut Ctx, named: &Named) -> Result<NativeOutput, GateErr
     let target = named.note;
     let vault = ctx.gate.vault();
     let name = display(vault, target);
-    let found = Discovery::new(vault, &*ctx.gate, &ctx.config.folders).candidates(target, 10);
+    let discovery = Discovery::new(vault, &*ctx.gate, &ctx.config.folders);
+    let found = discovery.candidates(target, 10);
+    let spots: Vec<String> = found
+        .iter()
+        .map(|c| spot_line(&discovery, target, c.note, ctx.lang))
+        .collect();
+    drop(discovery);
     let l = ctx.lang;
     let mut out = tr!(l, "connector.for.heading", note = name);
-    if let Some((topic, how)) = &named.topic {
-        let why = match how {
-            Found::Alias(alias) => tr!(l, "connector.for.why_alias", alias = alias),
-            Found::NameHolds => tr!(l, "connector.for.why_name", topic = topic),
-        };
+    if let Some((topic, why)) = topic_why(named, l) {
         out.push_str(&tr!(
             l,
             "connector.for.taken",
@@ -412,12 +301,13 @@ fn connections_for(ctx: &mut Ctx, named: &Named) -> Result<NativeOutput, GateErr
             why = why
         ));
     }
+    out.push_str(&others_line(vault, named, l));
     if found.is_empty() {
         out.push_str(&tr!(l, "connector.for.none"));
     }
-    for c in &found {
+    for (c, spot) in found.iter().zip(&spots) {
         out.push_str(&format!(
-            "- [[{}]] — {} ({})\n",
+            "- [[{}]] — {} ({})\n{spot}",
             display(vault, c.note),
             strength(c.score, l),
             c.why.join("; ")
@@ -443,6 +333,80 @@ fn connections_for(ctx: &mut Ctx, named: &Named) -> Result<NativeOutput, GateErr
         text: out,
         attention: false,
     })
+}
+
+/// What the request said and how it led to the note, when it named no note by its name.
+fn topic_why(named: &Named, l: Lang) -> Option<(String, String)> {
+    let (topic, how) = named.topic.as_ref()?;
+    let why = match how {
+        Found::Alias(alias) => tr!(l, "connector.for.why_alias", alias = alias),
+        Found::NameHolds => tr!(l, "connector.for.why_name", topic = topic),
+        Found::AliasHolds(alias) => tr!(
+            l,
+            "connector.for.why_alias_holds",
+            alias = alias,
+            topic = topic
+        ),
+        Found::Search(0) => tr!(l, "connector.for.why_search", topic = topic),
+        Found::Search(line) => tr!(
+            l,
+            "connector.for.why_search_line",
+            topic = topic,
+            line = line
+        ),
+    };
+    Some((topic.clone(), why))
+}
+
+/// The other notes the topic fitted as well, when there were some.
+fn others_line(vault: &Vault, named: &Named, l: Lang) -> String {
+    if named.others.is_empty() {
+        return String::new();
+    }
+    let notes: Vec<String> = named
+        .others
+        .iter()
+        .map(|&i| format!("[[{}]]", display(vault, i)))
+        .collect();
+    tr!(l, "connector.topic.others", notes = notes.join(", "))
+}
+
+/// How a mode that is about one note says which note it took, when the request named a topic.
+fn taken_line(vault: &Vault, named: &Named, l: Lang) -> String {
+    let mut out = topic_why(named, l).map_or(String::new(), |(topic, why)| {
+        tr!(
+            l,
+            "connector.topic.taken",
+            topic = topic,
+            note = display(vault, named.note),
+            why = why
+        )
+    });
+    out.push_str(&others_line(vault, named, l));
+    out
+}
+
+/// Where a suggested link from `from` to `to` would go, as a line under the suggestion.
+fn spot_line(discovery: &Discovery, from: usize, to: usize, l: Lang) -> String {
+    spot_text(discovery.spot(from, to), l)
+}
+
+fn spot_text(spot: Option<spot::Spot>, l: Lang) -> String {
+    match spot {
+        Some(s) if s.names_it => tr!(
+            l,
+            "connector.spot.names",
+            line = s.line,
+            sentence = s.sentence
+        ),
+        Some(s) => tr!(
+            l,
+            "connector.spot.shares",
+            line = s.line,
+            sentence = s.sentence
+        ),
+        None => tr!(l, "connector.spot.related"),
+    }
 }
 
 /// "Surprise me": the strongest unlinked pairs of notes kept far apart, a different sample of
@@ -473,6 +437,12 @@ fn serendipity(ctx: &Ctx) -> NativeOutput {
             strength(c.score, l),
             c.why.join("; ")
         ));
+        out.push_str(&tr!(
+            l,
+            "connector.serendipity.far",
+            steps = serendipity::folder_distance(&vault.notes[*i].path, &vault.notes[c.note].path)
+        ));
+        out.push_str(&spot_line(&found, *i, c.note, l));
     }
     if let Some((i, _)) = pairs.first() {
         out.push_str(&tr!(
@@ -521,7 +491,8 @@ fn constellation(ctx: &Ctx, center: usize) -> NativeOutput {
             count = g.undirected[j].len()
         ));
     }
-    let near = Discovery::new(vault, &*ctx.gate, f).candidates(center, 5);
+    let discovery = Discovery::new(vault, &*ctx.gate, f);
+    let near = discovery.candidates(center, 5);
     if !near.is_empty() {
         out.push_str(&tr!(l, "connector.constellation.near"));
         for c in &near {
@@ -530,6 +501,7 @@ fn constellation(ctx: &Ctx, center: usize) -> NativeOutput {
                 display(vault, c.note),
                 c.why.join("; ")
             ));
+            out.push_str(&spot_line(&discovery, center, c.note, l));
         }
     }
     NativeOutput {
@@ -568,105 +540,6 @@ fn bridges(ctx: &Ctx) -> NativeOutput {
     }
     NativeOutput {
         postit: format!("bridge notes {}: {}", ctx.today(), found.len()),
-        text: out,
-        attention: false,
-    }
-}
-
-/// "People network": who is mentioned where, and who appears together.
-fn people_network(ctx: &Ctx) -> NativeOutput {
-    let vault = ctx.gate.vault();
-    let f = &ctx.config.folders;
-    let people_dir = format!("{}/", f.people);
-    let is_person = |i: usize| {
-        let n = &vault.notes[i];
-        n.path.starts_with(&people_dir)
-            || n.property_str("type").is_some_and(|t| {
-                matches!(
-                    t.to_lowercase().as_str(),
-                    "person" | "person-note" | "people"
-                )
-            })
-    };
-    let people: Vec<usize> = (0..vault.notes.len()).filter(|&i| is_person(i)).collect();
-    let mut mentions: BTreeMap<usize, usize> = BTreeMap::new();
-    let mut together: BTreeMap<(usize, usize), usize> = BTreeMap::new();
-    for (src, n) in vault.notes.iter().enumerate() {
-        let mut named: Vec<usize> = vault.resolved[src]
-            .iter()
-            .filter_map(|r| r.file().and_then(|id| vault.note_of_file(id)))
-            .filter(|&j| j != src && is_person(j))
-            .collect();
-        named.sort_unstable();
-        named.dedup();
-        let _ = n;
-        for &p in &named {
-            *mentions.entry(p).or_default() += 1;
-        }
-        for (a, &x) in named.iter().enumerate() {
-            for &y in &named[a + 1..] {
-                *together.entry((x, y)).or_default() += 1;
-            }
-        }
-    }
-    let l = ctx.lang;
-    let mut out = tr!(
-        l,
-        "connector.people.heading",
-        date = ctx.today(),
-        count = people.len()
-    );
-    let mut ranked: Vec<(usize, usize)> = people
-        .iter()
-        .map(|&p| (p, mentions.get(&p).copied().unwrap_or(0)))
-        .collect();
-    ranked.sort_by_key(|&(p, c)| (std::cmp::Reverse(c), p));
-    out.push_str(&tr!(l, "connector.people.most"));
-    for (p, c) in ranked.iter().filter(|(_, c)| *c > 0).take(15) {
-        out.push_str(&tr!(
-            l,
-            "connector.people.in_notes",
-            note = display(vault, *p),
-            count = c
-        ));
-    }
-    let mut pairs: Vec<((usize, usize), usize)> = together.into_iter().collect();
-    pairs.sort_by_key(|&(k, c)| (std::cmp::Reverse(c), k));
-    if !pairs.is_empty() {
-        out.push_str(&tr!(l, "connector.people.together"));
-        for ((a, b), c) in pairs.iter().take(10) {
-            out.push_str(&format!(
-                "- [[{}]] and [[{}]] — {c} notes\n",
-                display(vault, *a),
-                display(vault, *b)
-            ));
-        }
-    }
-    let unmentioned: Vec<String> = ranked
-        .iter()
-        .filter(|(_, c)| *c == 0)
-        .map(|(p, _)| format!("[[{}]]", display(vault, *p)))
-        .collect();
-    if !unmentioned.is_empty() {
-        out.push_str(&tr!(
-            l,
-            "connector.people.never",
-            count = unmentioned.len(),
-            notes = unmentioned
-                .iter()
-                .take(20)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    NativeOutput {
-        postit: format!(
-            "people network {}: {} people, {} never mentioned",
-            ctx.today(),
-            people.len(),
-            unmentioned.len()
-        ),
         text: out,
         attention: false,
     }
