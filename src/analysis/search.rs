@@ -25,6 +25,8 @@ pub struct Query {
     pub tag: Option<String>,
     pub kind: Option<String>,
     pub path: Option<String>,
+    /// `in:Folder`: notes inside that folder (at any depth), named by its path or last part.
+    pub folder: Option<String>,
     pub after: Option<chrono::NaiveDate>,
     pub before: Option<chrono::NaiveDate>,
 }
@@ -35,9 +37,66 @@ impl Query {
         self.tag = self.tag.or_else(|| other.tag.clone());
         self.kind = self.kind.or_else(|| other.kind.clone());
         self.path = self.path.or_else(|| other.path.clone());
+        self.folder = self.folder.or_else(|| other.folder.clone());
         self.after = self.after.or(other.after);
         self.before = self.before.or(other.before);
         self
+    }
+
+    /// Whether the query sets any filter (terms aside).
+    pub fn has_filters(&self) -> bool {
+        self.tag.is_some()
+            || self.kind.is_some()
+            || self.path.is_some()
+            || self.folder.is_some()
+            || self.after.is_some()
+            || self.before.is_some()
+    }
+
+    /// Whether a note passes the query's filters (its terms are not looked at).
+    pub fn admits(&self, note: &crate::vault::Note) -> bool {
+        let p = note.path.to_lowercase();
+        if self
+            .path
+            .as_ref()
+            .is_some_and(|f| !p.contains(&f.to_lowercase()))
+        {
+            return false;
+        }
+        if let Some(folder) = &self.folder {
+            let f = folder.trim_matches('/').to_lowercase();
+            let parent = p.rsplit_once('/').map_or("", |(d, _)| d);
+            // "Recipes" is the folder `Recipes/` or any `…/Recipes/`; "Food/Recipes" its path
+            let inside = format!("/{parent}/").contains(&format!("/{f}/"));
+            if f.is_empty() || !inside {
+                return false;
+            }
+        }
+        if let Some(tag) = &self.tag
+            && !note
+                .tags_normalized()
+                .iter()
+                .any(|t| t == tag || t.starts_with(&format!("{tag}/")))
+        {
+            return false;
+        }
+        if let Some(kind) = &self.kind
+            && note
+                .property_str("type")
+                .is_none_or(|t| !t.eq_ignore_ascii_case(kind))
+        {
+            return false;
+        }
+        if self.after.is_some() || self.before.is_some() {
+            // a note is from the date it gives itself, before the file's
+            let own = crate::analysis::note_date::own_date(note);
+            if self.after.is_some_and(|a| own.is_none_or(|d| d < a))
+                || self.before.is_some_and(|b| own.is_none_or(|d| d > b))
+            {
+                return false;
+            }
+        }
+        true
     }
 }
 
@@ -69,7 +128,7 @@ fn pieces(raw: &str) -> Vec<String> {
     out
 }
 
-/// The filters of a request (`tag:`, `type:`, `path:`, `after:`, `before:`, `#tag`), with
+/// The filters of a request (`tag:`, `type:`, `path:`, `in:`, `after:`, `before:`, `#tag`), with
 /// quotes honoured, and the free text left once they are taken out.
 pub fn split_filters(raw: &str) -> (Query, String) {
     let mut q = Query::default();
@@ -83,6 +142,7 @@ pub fn split_filters(raw: &str) -> (Query, String) {
             }
             "type" if !value.is_empty() => q.kind = Some(value.to_lowercase()),
             "path" if !value.is_empty() => q.path = Some(value.to_string()),
+            "in" if !value.is_empty() => q.folder = Some(value.to_string()),
             "after" if !value.is_empty() => q.after = common::parse_date(value),
             "before" if !value.is_empty() => q.before = common::parse_date(value),
             _ => match token.strip_prefix('#') {
@@ -158,34 +218,11 @@ pub fn search(
         .par_iter()
         .filter_map(|note| {
             let p = &note.path;
-            match &q.path {
-                Some(filter) if !p.to_lowercase().contains(&filter.to_lowercase()) => return None,
-                None if p.starts_with(&templates) || p.starts_with(&meta) => return None,
-                _ => {}
-            }
-            if let Some(tag) = &q.tag
-                && !note
-                    .tags_normalized()
-                    .iter()
-                    .any(|t| t == tag || t.starts_with(&format!("{tag}/")))
-            {
+            if q.path.is_none() && (p.starts_with(&templates) || p.starts_with(&meta)) {
                 return None;
             }
-            if let Some(kind) = &q.kind
-                && note
-                    .property_str("type")
-                    .is_none_or(|t| !t.eq_ignore_ascii_case(kind))
-            {
+            if !q.admits(note) {
                 return None;
-            }
-            if q.after.is_some() || q.before.is_some() {
-                // a note is from the date it gives itself, before the file's
-                let own = crate::analysis::note_date::own_date(note);
-                if q.after.is_some_and(|a| own.is_none_or(|d| d < a))
-                    || q.before.is_some_and(|b| own.is_none_or(|d| d > b))
-                {
-                    return None;
-                }
             }
             let touched = common::last_touched(note);
             let (mut score, line, text) = if q.terms.is_empty() {
@@ -290,6 +327,20 @@ mod tests {
         assert_eq!(q.kind.as_deref(), Some("reference"));
         assert_eq!(q.path.as_deref(), Some("02-Areas"));
         assert!(q.after.is_some());
+    }
+
+    #[test]
+    fn in_names_a_folder_at_any_depth() {
+        let q = parse_query("pasta in:Recipes");
+        assert_eq!(q.folder.as_deref(), Some("Recipes"));
+        let note = |p: &str| crate::vault::Note::parse_text(p, "x\n");
+        assert!(q.admits(&note("Recipes/Carbonara.md")));
+        assert!(q.admits(&note("Food/Recipes/Old/Ragu.md")));
+        assert!(!q.admits(&note("Recipes.md")));
+        assert!(!q.admits(&note("Old Recipes/Ragu.md")));
+        let q = parse_query("in:Food/Recipes");
+        assert!(q.admits(&note("Food/Recipes/Ragu.md")));
+        assert!(!q.admits(&note("Recipes/Ragu.md")));
     }
 
     #[test]

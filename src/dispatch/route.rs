@@ -275,7 +275,8 @@ impl Router {
         classifier: Option<&dyn Classifier>,
     ) -> Route {
         let mut r = self.unit(crew, message, history, classifier);
-        r.mode = super::mode::of_route(crew, r.kind, &r.name, message).map(|c| c.slug);
+        let words = without_filters(message);
+        r.mode = super::mode::of_route(crew, r.kind, &r.name, &words).map(|c| c.slug);
         r
     }
 
@@ -331,6 +332,9 @@ impl Router {
                 "pasted text",
             );
         }
+        // from here on the words route: a search's filters name no agent
+        let words = without_filters(trimmed);
+        let trimmed = words.as_ref();
         if let Some(r) = topic_question(crew, trimmed) {
             return r;
         }
@@ -402,6 +406,29 @@ impl Router {
                 mode: None,
             },
         }
+    }
+}
+
+/// The message without its search filters (`tag:x`, `type:x`, `path:"…"`, `in:x`, `after:…`,
+/// `before:…`, and `#tags` beside them): they narrow what the seeker looks at and name no agent
+/// ("find pasta tag:recipes" asks for no tag taxonomy, "after:2026-01-01" for no meeting).
+/// Unchanged when it has no such filter, or nothing but filters.
+pub(crate) fn without_filters(message: &str) -> std::borrow::Cow<'_, str> {
+    const KEYS: [&str; 6] = ["tag", "type", "path", "in", "after", "before"];
+    let has_filter = message.split_whitespace().any(|t| {
+        t.split_once(':').is_some_and(|(k, v)| {
+            !v.trim_matches(['"', '\'', '“', '”']).is_empty()
+                && KEYS.contains(&k.to_lowercase().as_str())
+        })
+    });
+    if !has_filter {
+        return message.into();
+    }
+    let (_, free) = crate::analysis::search::split_filters(message);
+    if free.trim().is_empty() {
+        message.into()
+    } else {
+        free.into()
     }
 }
 
@@ -535,6 +562,24 @@ mod tests {
     fn route(msg: &str) -> Route {
         let c = crew();
         Router::new(&c).route(&c, msg, &[], None)
+    }
+
+    #[test]
+    fn search_filters_name_no_agent() {
+        assert_eq!(
+            without_filters("find pasta tag:recipes in:Food"),
+            "find pasta"
+        );
+        assert_eq!(without_filters("find pasta #food"), "find pasta #food");
+        assert_eq!(without_filters("meet at 10:30"), "meet at 10:30");
+        assert_eq!(without_filters("tag:recipes"), "tag:recipes");
+        for msg in [
+            "find pasta tag:recipes",
+            "find pasta after:2026-01-01 before:2026-03-01",
+            "find pasta path:Journal",
+        ] {
+            assert_eq!(route(msg).name, "seeker", "{msg}");
+        }
     }
 
     #[test]

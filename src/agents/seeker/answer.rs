@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use super::digest;
 use super::passages::{self, Paragraph};
 use crate::agents::common;
 use crate::analysis::search::Hit;
@@ -12,6 +13,8 @@ use crate::vault::{NoteSource, Vault};
 /// crowd out the others).
 const MAX_PASSAGES: usize = 8;
 const PER_NOTE: usize = 3;
+/// Sentences in the summary drawn from the passages.
+const DIGEST_POINTS: usize = 3;
 
 /// A cited passage.
 #[derive(Debug, Clone, Serialize)]
@@ -30,6 +33,8 @@ pub struct Answer {
     pub topic: String,
     pub notes: usize,
     pub central: Vec<String>,
+    /// The summary: sentences of the passages, quoted as written (see [`digest`]).
+    pub digest: Vec<digest::Point>,
     pub passages: Vec<Passage>,
 }
 
@@ -85,6 +90,7 @@ pub fn build(
         topic: topic.to_string(),
         notes: hits.len(),
         central: central(vault, hits),
+        digest: digest::points(&chosen, DIGEST_POINTS),
         passages: chosen,
     }
 }
@@ -141,6 +147,19 @@ pub fn render(a: &Answer, l: crate::lang::Lang) -> String {
     if a.passages.is_empty() {
         out.push_str(&crate::tr!(l, "seeker.answer.nothing"));
         return out;
+    }
+    if !a.digest.is_empty() {
+        out.push_str(&crate::tr!(l, "seeker.answer.digest"));
+        for p in &a.digest {
+            out.push_str(&crate::tr!(
+                l,
+                "seeker.answer.digest_point",
+                text = passages::excerpt(&p.text, 300),
+                note = p.title,
+                line = p.line
+            ));
+        }
+        out.push('\n');
     }
     let links: Vec<String> = a.central.iter().map(|c| format!("[[{c}]]")).collect();
     out.push_str(&crate::trn!(

@@ -18,6 +18,8 @@ pub(crate) enum Mode {
     Timeline(String),
     /// Stale notes that recent notes still link to; the text narrows them (may be empty).
     Revisit(String),
+    /// What the notes on a topic leave open; the topic (empty: the whole vault).
+    Gaps(String),
     /// A ranked search (the default).
     Search,
 }
@@ -34,6 +36,9 @@ struct CueFile {
     timeline_cues: Vec<String>,
     timeline_after: Vec<String>,
     revisit_cues: Vec<String>,
+    gaps_before: Vec<String>,
+    gaps_after: Vec<String>,
+    gaps_topic_leads: Vec<String>,
 }
 
 /// The lists as the matching reads them.
@@ -46,6 +51,9 @@ struct Cues {
     timeline_cues: Vec<&'static str>,
     timeline_after: Vec<&'static str>,
     revisit_cues: Vec<&'static str>,
+    gaps_before: Vec<&'static str>,
+    gaps_after: Vec<&'static str>,
+    gaps_topic_leads: Vec<&'static str>,
 }
 
 fn cues() -> &'static Cues {
@@ -68,6 +76,9 @@ fn cues() -> &'static Cues {
             timeline_cues: v(&f.timeline_cues),
             timeline_after: v(&f.timeline_after),
             revisit_cues: v(&f.revisit_cues),
+            gaps_before: v(&f.gaps_before),
+            gaps_after: v(&f.gaps_after),
+            gaps_topic_leads: v(&f.gaps_topic_leads),
         }
     })
 }
@@ -128,6 +139,10 @@ fn two_sides(text: &str) -> Option<(String, String)> {
 /// The mode a request asks for. Backlinks and comparisons need their object; without one the
 /// request is a search.
 pub(crate) fn choose(request: &str) -> Mode {
+    // "what am I missing about the history of Rome?" asks for gaps, whatever its topic says
+    if let Some(topic) = gaps_topic(request) {
+        return Mode::Gaps(topic);
+    }
     // a question about a topic is about that topic, whatever cue its topic holds ("what did I
     // write about the history of Rome?" is no timeline)
     if let Some(q) = topic_question(request) {
@@ -160,6 +175,69 @@ pub(crate) fn choose(request: &str) -> Mode {
         return Mode::Revisit(clean(rest));
     }
     Mode::Search
+}
+
+/// The topic of a request for knowledge gaps, when a gaps phrase is in it as whole words: the
+/// text after the phrase without the function words that lead it ("about", "su"), or before a
+/// phrase that follows its topic; empty when the request names none.
+pub(crate) fn gaps_topic(request: &str) -> Option<String> {
+    let lower = request.to_lowercase().replace('’', "'");
+    let bounded = |s: &str, at: usize, end: usize| {
+        s[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric())
+            && s[end..].chars().next().is_none_or(|c| !c.is_alphanumeric())
+    };
+    let mut best: Option<(usize, String)> = None;
+    for cue in &cues().gaps_before {
+        for (at, _) in lower.match_indices(cue) {
+            let end = at + cue.len();
+            if bounded(&lower, at, end) && best.as_ref().is_none_or(|(l, _)| cue.len() > *l) {
+                best = Some((cue.len(), without_leading_function_words(&lower[end..])));
+            }
+        }
+    }
+    for cue in &cues().gaps_after {
+        if let Some(at) = lower.find(cue)
+            && best.as_ref().is_none_or(|(l, _)| cue.len() > *l)
+        {
+            let before = clean(&lower[..at]);
+            let topic = before
+                .rsplit(['、', ' '])
+                .next()
+                .unwrap_or(&before)
+                .to_string();
+            best = Some((cue.len(), topic));
+        }
+    }
+    best.map(|(_, t)| t)
+}
+
+/// The text with its leading function words dropped ("about the pasta" → "pasta"; an elided
+/// article goes too: "sur l'écologie" → "écologie"), cleaned as a topic.
+fn without_leading_function_words(text: &str) -> String {
+    let stop = crate::text::stopwords();
+    let is_stop = |w: &str| {
+        let w = crate::text::normalize(w);
+        stop.contains(w.trim()) || cues().gaps_topic_leads.contains(&w.trim())
+    };
+    let cleaned = clean(text.trim_start_matches([':', ',', '-', '—', ' ']));
+    let mut rest = cleaned.as_str();
+    while let Some(first) = rest.split_whitespace().next() {
+        if is_stop(first) {
+            rest = rest[first.len()..].trim_start();
+            continue;
+        }
+        if let Some((article, word)) = first.split_once('\'')
+            && !word.is_empty()
+            && is_stop(article)
+        {
+            rest = &rest[article.len() + 1..];
+        }
+        break;
+    }
+    clean(rest)
 }
 
 #[cfg(test)]
@@ -262,6 +340,27 @@ mod tests {
                 _ => {}
             }
         }
+    }
+
+    #[test]
+    fn knowledge_gaps_in_seven_languages() {
+        for (request, want) in [
+            ("What am I missing about pasta?", "pasta"),
+            ("knowledge gaps on pasta", "pasta"),
+            ("cosa mi manca su pasta?", "pasta"),
+            ("lacune sulla pasta", "pasta"),
+            ("mes lacunes sur l'écologie", "écologie"),
+            ("qu'est-ce qui me manque sur les pâtes ?", "pâtes"),
+            ("¿qué me falta sobre la pasta?", "pasta"),
+            ("Wissenslücken zu Pasta", "pasta"),
+            ("o que me falta sobre massa?", "massa"),
+            ("パスタについて足りないことは？", "パスタ"),
+            ("what am I missing?", ""),
+        ] {
+            assert_eq!(choose(request), Mode::Gaps(want.into()), "{request}");
+        }
+        // a gaps word inside another word is none
+        assert_eq!(gaps_topic("hyperlacunes"), None);
     }
 
     #[test]

@@ -3,12 +3,16 @@
 //! the chain defers for a read-only request.
 //!
 //! Modes ([`cues::choose`]): backlinks, an extractive answer, a comparison, a timeline,
-//! notes to revisit, and ranked search (the default, reused by the model tools).
+//! notes to revisit, knowledge gaps, and ranked search (the default, reused by the model
+//! tools). Filters in the request (`tag:`, `type:`, `path:`, `in:`, `after:`, `before:`)
+//! narrow the notes of every mode but backlinks.
 
 mod answer;
 mod backlinks;
 mod compare;
 pub mod cues;
+mod digest;
+mod gaps;
 mod listing;
 mod passages;
 mod revisit;
@@ -37,15 +41,27 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     }
     // the mode is read from the words, never from a filter's value (`path:"Links to X"`)
     let (filters, free) = split_filters(&request);
-    match cues::choose(&free) {
+    let mut mode = cues::choose(&free);
+    // the definition's "Missing knowledge" phrases (a vault may add its own) ask for gaps too
+    if ctx.mode() == Some(GAPS_SLUG) && !matches!(mode, Mode::Gaps(_)) {
+        mode = Mode::Gaps(cues::gaps_topic(&free).unwrap_or_default());
+    }
+    match mode {
         Mode::Backlinks(target) => Ok(backlinks_mode(ctx, &target)),
         Mode::Answer(topic) => Ok(answer_mode(ctx, &topic, &filters)),
-        Mode::Compare(a, b) => Ok(compare_mode(ctx, &a, &b)),
-        Mode::Timeline(topic) => Ok(timeline_mode(ctx, &topic)),
-        Mode::Revisit(topic) => Ok(revisit_mode(ctx, &topic)),
+        Mode::Compare(a, b) => Ok(compare_mode(ctx, &a, &b, &filters)),
+        Mode::Timeline(topic) => Ok(timeline_mode(ctx, &topic, &filters)),
+        Mode::Revisit(topic) => Ok(revisit_mode(ctx, &topic, &filters)),
+        Mode::Gaps(topic) => Ok(gaps_mode(ctx, &topic, &filters)),
         Mode::Search => search_mode(ctx, &request),
     }
 }
+
+/// The slug of the definition's "Missing knowledge" mode (`agents/seeker.md`, `## Modes`).
+const GAPS_SLUG: &str = "missing-knowledge";
+
+/// Items shown per list of a gaps report.
+const GAPS_SHOWN: usize = 15;
 
 /// The search terms of a topic, without the words that only say "search".
 fn terms_of(topic: &str) -> Query {
@@ -117,14 +133,21 @@ fn answer_mode(ctx: &mut Ctx, topic: &str, filters: &Query) -> NativeOutput {
     }
 }
 
-fn compare_mode(ctx: &mut Ctx, a: &str, b: &str) -> NativeOutput {
-    let best = |ctx: &Ctx, name: &str| hits_for(ctx, &terms_of(name), 1).pop().map(|h| h.path);
+fn compare_mode(ctx: &mut Ctx, a: &str, b: &str, filters: &Query) -> NativeOutput {
+    let best = |ctx: &Ctx, name: &str| {
+        hits_for(ctx, &terms_of(name).narrowed_by(filters), 1)
+            .pop()
+            .map(|h| h.path)
+    };
     let (fa, fb) = (best(ctx, a), best(ctx, b));
     let vault = ctx.gate.vault();
-    let (ia, ib) = (
-        compare::find_note(vault, a, fa.as_deref()),
-        compare::find_note(vault, b, fb.as_deref()),
-    );
+    // a note of the exact name is taken only when it passes the filters
+    let find = |name: &str, fallback: Option<&str>| {
+        compare::find_note(vault, name, None)
+            .filter(|&i| filters.admits(&vault.notes[i]))
+            .or_else(|| fallback.and_then(|p| vault.note_index(p)))
+    };
+    let (ia, ib) = (find(a, fa.as_deref()), find(b, fb.as_deref()));
     let (Some(ia), Some(ib)) = (ia, ib) else {
         let missing = if ia.is_none() { a } else { b };
         return NativeOutput {
@@ -148,8 +171,8 @@ fn compare_mode(ctx: &mut Ctx, a: &str, b: &str) -> NativeOutput {
     }
 }
 
-fn timeline_mode(ctx: &mut Ctx, topic: &str) -> NativeOutput {
-    let q = terms_of(topic);
+fn timeline_mode(ctx: &mut Ctx, topic: &str, filters: &Query) -> NativeOutput {
+    let q = terms_of(topic).narrowed_by(filters);
     let vault = ctx.gate.vault();
     let hits = hits_for(ctx, &q, if q.terms.is_empty() { 200 } else { 100 });
     let notes: Vec<&crate::vault::Note> = hits.iter().filter_map(|h| vault.note(&h.path)).collect();
@@ -171,10 +194,10 @@ fn timeline_mode(ctx: &mut Ctx, topic: &str) -> NativeOutput {
     }
 }
 
-fn revisit_mode(ctx: &mut Ctx, topic: &str) -> NativeOutput {
-    let q = terms_of(topic);
+fn revisit_mode(ctx: &mut Ctx, topic: &str, filters: &Query) -> NativeOutput {
+    let q = terms_of(topic).narrowed_by(filters);
     let vault = ctx.gate.vault();
-    let among: Option<Vec<usize>> = (!q.terms.is_empty()).then(|| {
+    let among: Option<Vec<usize>> = (!q.terms.is_empty() || q.has_filters()).then(|| {
         hits_for(ctx, &q, vault.notes.len())
             .iter()
             .filter_map(|h| vault.note_index(&h.path))
@@ -192,6 +215,39 @@ fn revisit_mode(ctx: &mut Ctx, topic: &str) -> NativeOutput {
         "mode": "revisit",
         "hits": found.iter().map(|s| s.path.clone()).collect::<Vec<_>>(),
         "revisit": found,
+    }));
+    NativeOutput {
+        text,
+        postit,
+        attention: false,
+    }
+}
+
+fn gaps_mode(ctx: &mut Ctx, topic: &str, filters: &Query) -> NativeOutput {
+    let q = terms_of(topic).narrowed_by(filters);
+    let vault = ctx.gate.vault();
+    let among: Vec<usize> = hits_for(ctx, &q, vault.notes.len())
+        .iter()
+        .filter_map(|h| vault.note_index(&h.path))
+        .collect();
+    let shown = if topic.is_empty() {
+        crate::tr!(ctx.lang, "seeker.gaps.whole_vault")
+    } else {
+        topic.to_string()
+    };
+    let found = gaps::build(vault, &*ctx.gate, &shown, &among);
+    let text = gaps::render(&found, ctx.lang, GAPS_SHOWN);
+    let postit = format!(
+        "gaps on \"{shown}\": {} missing notes, {} open points, {} thin spots in {} notes",
+        found.missing.len(),
+        found.open.len(),
+        found.thin.len(),
+        found.notes
+    );
+    ctx.data = Some(serde_json::json!({
+        "mode": "gaps",
+        "hits": among.iter().map(|&i| vault.notes[i].path.clone()).collect::<Vec<_>>(),
+        "gaps": found,
     }));
     NativeOutput {
         text,
