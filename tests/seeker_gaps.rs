@@ -220,6 +220,68 @@ fn an_answer_opens_with_a_summary_drawn_from_its_passages() {
     );
 }
 
+/// With the tier's model, the answer opens with the model's synthesis of the passages (sent
+/// fenced, titles given); a synthesis citing a note the passages do not come from is refused
+/// and the extractive summary stands, saying why.
+#[test]
+fn with_a_model_the_answer_opens_with_its_cited_synthesis() {
+    let files = [
+        (
+            "Sourdough.md",
+            "# Sourdough\n\nA sourdough starter is flour and water fermented by wild yeast.\n",
+        ),
+        (
+            "Starter care.md",
+            "# Starter care\n\nFeed the sourdough starter flour and water every day.\n",
+        ),
+        (".crew/config.yaml", "models:\n  mid: gpt-4.1-mini\n"),
+    ];
+    let ask = |server: &mockito::Server| {
+        let v = vault(&files);
+        let mut cmd = crew(v.path());
+        for k in common::PROVIDER_VARS {
+            cmd.env_remove(k);
+        }
+        for (k, val) in common::openai_env(&server.url()) {
+            cmd.env(k, val);
+        }
+        json_of(cmd.args(["ask", "--json", "what do I know about sourdough?"]))
+    };
+    let mut server = mockito::Server::new();
+    let good = server
+        .mock("POST", "/v1/chat/completions")
+        .match_body(mockito::Matcher::AllOf(vec![
+            mockito::Matcher::Regex("=== passage 1 ===".into()),
+            mockito::Matcher::Regex("Title: Sourdough".into()),
+        ]))
+        .with_body(common::openai_reply(
+            "A starter is flour and water that wild yeast ferments [[Sourdough]], fed daily [[Starter care]].",
+            50,
+            20,
+        ))
+        .expect(1)
+        .create();
+    let json = ask(&server);
+    good.assert();
+    let text = json["chain"][0]["output"].as_str().expect("output");
+    let top = text
+        .find("**A synthesis by gpt-4.1-mini**")
+        .unwrap_or_else(|| panic!("no synthesis: {text}"));
+    assert!(top < text.find("\n> ").expect("passages"), "{text}");
+    assert!(text.contains("fed daily [[Starter care]]."), "{text}");
+
+    let mut server = mockito::Server::new();
+    server
+        .mock("POST", "/v1/chat/completions")
+        .with_body(common::openai_reply("Bread is best with [[Pizza]].", 50, 8))
+        .create();
+    let json = ask(&server);
+    let text = json["chain"][0]["output"].as_str().expect("output");
+    assert!(!text.contains("[[Pizza]]"), "{text}");
+    assert!(text.contains("(No synthesis by the model:"), "{text}");
+    assert!(text.contains("**In short, from your notes**"), "{text}");
+}
+
 /// Two pasta notes and two sauce notes, one pair filed, tagged, typed and dated as recipes,
 /// the other as journal entries; all untouched for long and linked from this week's note, so
 /// every mode (revisit included) has both pairs to choose from.

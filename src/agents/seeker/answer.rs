@@ -35,7 +35,18 @@ pub struct Answer {
     pub central: Vec<String>,
     /// The summary: sentences of the passages, quoted as written (see [`digest`]).
     pub digest: Vec<digest::Point>,
+    /// With a model: its synthesis of the passages, or why there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synthesis: Option<Synthesis>,
     pub passages: Vec<Passage>,
+}
+
+/// What the model made of the passages.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Synthesis {
+    By { model: String, text: String },
+    Failed(String),
 }
 
 /// Builds the answer from the search hits (best first): every paragraph of every hit is
@@ -91,6 +102,7 @@ pub fn build(
         notes: hits.len(),
         central: central(vault, hits),
         digest: digest::points(&chosen, DIGEST_POINTS),
+        synthesis: None,
         passages: chosen,
     }
 }
@@ -148,7 +160,14 @@ pub fn render(a: &Answer, l: crate::lang::Lang) -> String {
         out.push_str(&crate::tr!(l, "seeker.answer.nothing"));
         return out;
     }
-    if !a.digest.is_empty() {
+    if let Some(Synthesis::By { model, text }) = &a.synthesis {
+        out.push_str(&crate::tr!(l, "seeker.answer.synthesis", model = model));
+        out.push_str(text.trim());
+        out.push_str("\n\n");
+    } else if !a.digest.is_empty() {
+        if let Some(Synthesis::Failed(why)) = &a.synthesis {
+            out.push_str(&crate::tr!(l, "seeker.answer.synthesis_failed", why = why));
+        }
         out.push_str(&crate::tr!(l, "seeker.answer.digest"));
         for p in &a.digest {
             out.push_str(&crate::tr!(

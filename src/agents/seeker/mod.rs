@@ -16,6 +16,7 @@ mod gaps;
 mod listing;
 mod passages;
 mod revisit;
+mod synthesis;
 
 mod timeline;
 
@@ -111,7 +112,21 @@ fn backlinks_mode(ctx: &mut Ctx, target: &str) -> NativeOutput {
 fn answer_mode(ctx: &mut Ctx, topic: &str, filters: &Query) -> NativeOutput {
     let q = terms_of(topic).narrowed_by(filters);
     let hits = hits_for(ctx, &q, 30);
-    let found = answer::build(ctx.gate.vault(), &*ctx.gate, topic, &q.terms, &hits);
+    let mut found = answer::build(ctx.gate.vault(), &*ctx.gate, topic, &q.terms, &hits);
+    if !found.passages.is_empty()
+        && let Some(writer) = crate::model::writer::Writer::for_ctx(ctx)
+    {
+        found.synthesis = Some(match writer {
+            Ok(mut w) => match synthesis::synthesize(&mut w, topic, &found.passages) {
+                Ok(text) => answer::Synthesis::By {
+                    model: w.id.clone(),
+                    text,
+                },
+                Err(e) => answer::Synthesis::Failed(e.to_string()),
+            },
+            Err(e) => answer::Synthesis::Failed(e.to_string()),
+        });
+    }
     let text = answer::render(&found, ctx.lang);
     if let Some(s) = broken_links_note(ctx, &hits) {
         ctx.hand_off(s);
