@@ -40,16 +40,20 @@ pub(crate) fn note_error(e: &GateError) -> Option<&str> {
     (!crews_own).then_some(path.as_str())
 }
 
+/// `text` with its first letter upper case ("budget" → "Budget"): how a title, a folder or a
+/// sentence starts.
+pub(crate) fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |f| {
+        f.to_uppercase().collect::<String>() + chars.as_str()
+    })
+}
+
 /// Title Case for a type word: "reading-notes" → "Reading Notes".
 pub(crate) fn type_label(t: &str) -> String {
     t.split(['-', '_', ' '])
         .filter(|w| !w.is_empty())
-        .map(|w| {
-            let mut c = w.chars();
-            c.next().map_or_else(String::new, |f| {
-                f.to_uppercase().collect::<String>() + c.as_str()
-            })
-        })
+        .map(capitalized)
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -92,11 +96,7 @@ pub(crate) fn safe_title(raw: &str, max_chars: usize) -> String {
 
 /// The conventional name for a note: `YYYY-MM-DD — Type — Title`.
 pub(crate) fn convention_name(date: &str, kind: &str, title: &str) -> String {
-    let title = safe_title(title, 50);
-    let mut t = title.chars();
-    let title = t.next().map_or_else(String::new, |f| {
-        f.to_uppercase().collect::<String>() + t.as_str()
-    });
+    let title = capitalized(&safe_title(title, 50));
     format!("{date} — {} — {title}", type_label(kind))
 }
 

@@ -131,14 +131,6 @@ fn strip_command(text: &str, triggers: &[String]) -> String {
         .to_string()
 }
 
-/// The title with a capital first letter: a heading reads like the file name.
-pub(crate) fn capitalized(title: &str) -> String {
-    let mut chars = title.chars();
-    chars.next().map_or_else(String::new, |f| {
-        f.to_uppercase().collect::<String>() + chars.as_str()
-    })
-}
-
 pub(crate) fn title_from(text: &str) -> String {
     let first = text
         .lines()
@@ -219,7 +211,7 @@ fn shaped_note(
     s: &plan::Setting,
 ) -> (plan::Planned, Vec<names::Mention>, Vec<names::Mention>) {
     let first = text.lines().next().unwrap_or("");
-    let title = capitalized(&title_from(first));
+    let title = common::capitalized(&title_from(first));
     let body = if normalize(first) == normalize(&title) {
         text.lines().skip(1).collect::<Vec<_>>().join("\n")
     } else {

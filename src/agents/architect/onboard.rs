@@ -18,10 +18,7 @@ pub(crate) fn area_names(raw: &str) -> Vec<String> {
     for part in raw.split([',', ';']).flat_map(|p| p.split(" and ")) {
         let name = common::safe_title(part.trim().trim_matches(['"', '.']), 40);
         // folder names in Title Case, like the vault's other areas
-        let mut chars = name.chars();
-        let name = chars.next().map_or_else(String::new, |f| {
-            f.to_uppercase().collect::<String>() + chars.as_str()
-        });
+        let name = common::capitalized(&name);
         if name != "Untitled" && !out.iter().any(|o| o.eq_ignore_ascii_case(&name)) {
             out.push(name);
         }

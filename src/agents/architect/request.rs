@@ -54,14 +54,6 @@ fn name_of(toks: &[Token]) -> String {
         .to_string()
 }
 
-/// A name as a folder is titled: its first letter upper case ("budget" → "Budget").
-pub(crate) fn titled(name: &str) -> String {
-    let mut c = name.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
-}
-
 /// Skips the little words between a marker and a name ("for", "a", "called").
 fn skip_name_words(toks: &[Token], mut at: usize) -> usize {
     while at < toks.len() && in_list(&toks[at].key, word_list("architect_name_words")) {
@@ -92,7 +84,7 @@ pub(crate) fn name_and_parts(name: &str) -> (String, Vec<String>) {
             .trim()
             .to_string();
         if !part.is_empty() && !parts.iter().any(|p| p.eq_ignore_ascii_case(&part)) {
-            parts.push(titled(&part));
+            parts.push(crate::agents::common::capitalized(&part));
         }
         current.clear();
     };
@@ -128,7 +120,8 @@ pub(crate) fn sub_folder(line: &str) -> Option<(String, String)> {
     let child = name_of(&toks[start..cut]);
     let parent_at = skip_name_words(&toks, cut + 1);
     let parent = name_of(&toks[parent_at.min(toks.len())..]);
-    (!child.is_empty() && !parent.is_empty()).then(|| (titled(&child), parent))
+    (!child.is_empty() && !parent.is_empty())
+        .then(|| (crate::agents::common::capitalized(&child), parent))
 }
 
 /// "add a template for book notes" → "book": the words after the template word, without the

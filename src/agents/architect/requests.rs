@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::request::{self, titled};
+use super::request;
 use super::{folders, leaves, slug};
 use crate::agents::common::{self, fold};
 use crate::agents::{Ctx, NativeOutput};
@@ -181,7 +181,10 @@ pub(crate) fn sub_folder(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             "ask",
             "--agent",
             "architect",
-            &format!("create an area for {} with {child}", titled(&parent)),
+            &format!(
+                "create an area for {} with {child}",
+                common::capitalized(&parent)
+            ),
         ]);
         return Ok(NativeOutput {
             text: crate::tr!(
@@ -351,7 +354,7 @@ pub(crate) fn create_moc(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
             attention: false,
         });
     };
-    let title = common::safe_title(&titled(&topic), 60);
+    let title = common::safe_title(&common::capitalized(&topic), 60);
     let dir = ctx.config.folders.moc.clone();
     let path = format!("{dir}/{title}.md");
     if let Some(existing) = existing_note(ctx, &dir, &title) {

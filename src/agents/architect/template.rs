@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use super::request::{template_kind, titled};
+use super::request::template_kind;
 use crate::agents::common;
 use crate::agents::{Ctx, NativeOutput};
 use crate::gate::GateError;
@@ -87,7 +87,7 @@ pub(crate) fn add_template(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         });
     };
     let (kind, shape) = shape_for(&asked);
-    let title = common::safe_title(&titled(&kind), 60);
+    let title = common::safe_title(&common::capitalized(&kind), 60);
     let folder = ctx.config.folders.templates.clone();
     // "book" asks for the same template as an existing `Books.md` or `book.md`
     if let Some(existing) = super::requests::existing_note(ctx, &folder, &title) {

@@ -152,11 +152,7 @@ pub(crate) fn read_request(
     summary.push_str(&text[at..]);
     let summary = trim_edges(&summary);
     // a title, as the note's name will show it: "Lunch with Marco"
-    let mut chars = summary.chars();
-    let summary = chars
-        .next()
-        .map(|f| f.to_uppercase().collect::<String>() + chars.as_str())
-        .unwrap_or_default();
+    let summary = crate::agents::common::capitalized(&summary);
     let day = match (date, &time) {
         (Some(d), _) => d.date,
         (None, Some(t)) if t.start > now.time() => now.date(),

@@ -80,7 +80,7 @@ pub(crate) fn plan_item(item: &Item, s: &Setting) -> (Planned, Vec<Mention>, Vec
         }
     }
     unsure.extend(u2);
-    let title = super::capitalized(&super::title_from(&item.head.replace(['[', ']'], "")));
+    let title = common::capitalized(&super::title_from(&item.head.replace(['[', ']'], "")));
     let day = match item.kind {
         ItemKind::Event => item.date.unwrap_or(s.today),
         _ => s.today,

@@ -52,20 +52,12 @@ pub(crate) fn without_fillers(text: &str) -> (String, usize) {
                     !filler
                 })
                 .collect();
-            capitalized_start(&kept.join(" "))
+            // a line whose first word lost its capital to a removed sound ("Uhm, we …")
+            // gets it back
+            crate::agents::common::capitalized(&kept.join(" "))
         })
         .collect();
     (lines.join("\n"), removed)
-}
-
-/// A line whose first word lost its capital to a removed sound ("Uhm, we …" → "we …") gets it
-/// back; other lines are left as they are.
-fn capitalized_start(line: &str) -> String {
-    let mut chars = line.chars();
-    match chars.next() {
-        Some(c) if c.is_lowercase() => c.to_uppercase().collect::<String>() + chars.as_str(),
-        _ => line.to_string(),
-    }
 }
 
 /// The dictation cleaned by `writer` when there is one and the text fits, else natively.
