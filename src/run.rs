@@ -539,9 +539,11 @@ fn announce_route(
         agent = route.name,
         reason = reason
     ));
-    let preview =
-        (!opts.dry_run && !opts.yes && route.guessed() && crew.writes(route.kind, &route.name))
-            .then(|| Preview::of(route, message, lang));
+    let preview = (!opts.dry_run
+        && !opts.yes
+        && route.guessed()
+        && crew.writes_in(route.kind, &route.name, route.mode.as_deref()))
+    .then(|| Preview::of(route, message, lang));
     if let Some(p) = &preview {
         progress(&format!("⇢ {}", p.why));
     }

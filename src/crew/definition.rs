@@ -40,6 +40,7 @@ const KNOWN_KEYS: &[&str] = &[
     "source_agent",
     "handoff",
     "executor",
+    "mode_capabilities",
 ];
 
 /// Which model runs an agent, read from its `model` key.
@@ -168,6 +169,9 @@ pub struct Definition {
     /// Extra words that hint at this agent, for the offline scorer.
     pub vocabulary: Vec<String>,
     pub capabilities: Vec<String>,
+    /// Capabilities a mode adds to `capabilities` (`mode_capabilities: { edit: [edit] }`):
+    /// the seeker changes a note only when the user asks for an edit.
+    pub mode_capabilities: Vec<(String, Vec<String>)>,
     pub model: ModelSpec,
     /// Whether the file has a `model` key: one that has none takes the model of the built-in
     /// definition of the same role (an installed crew's skills name no model).
@@ -188,6 +192,24 @@ pub struct Definition {
     pub body: String,
     /// Where the definition came from (a path, or `builtin:agents/x.md`).
     pub file: String,
+}
+
+impl Definition {
+    /// The capabilities of a run in `mode`: the declared ones and those the mode adds.
+    pub fn capabilities_in(&self, mode: Option<&str>) -> Vec<String> {
+        let mut caps = self.capabilities.clone();
+        let added = self
+            .mode_capabilities
+            .iter()
+            .filter(|(m, _)| Some(m.as_str()) == mode)
+            .flat_map(|(_, c)| c);
+        for c in added {
+            if !caps.contains(c) {
+                caps.push(c.clone());
+            }
+        }
+        caps
+    }
 }
 
 static QUOTED: LazyLock<Regex> =
@@ -276,6 +298,7 @@ pub fn parse(file: &str, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Defi
         triggers,
         vocabulary: get("vocabulary").map(string_list).unwrap_or_default(),
         capabilities: capabilities_of(&map, located("capabilities"), diags),
+        mode_capabilities: mode_capabilities_of(&map, located("mode_capabilities"), diags),
         model: model_of(&map, located("model"), diags),
         model_declared: get("model").is_some(),
         executor: executor_of(&map, located("executor"), diags),
@@ -379,6 +402,47 @@ fn capabilities_of(
     capabilities
 }
 
+/// The `mode_capabilities` mapping: a mode's slug to the capabilities it adds. A value that is
+/// no mapping, or an unknown capability, is an error at the key's line.
+fn mode_capabilities_of(
+    map: &Mapping,
+    (file, line): (&str, usize),
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<(String, Vec<String>)> {
+    let Some(value) = map.get("mode_capabilities") else {
+        return Vec::new();
+    };
+    let Value::Mapping(modes) = value else {
+        diags.push(Diagnostic::error(
+            file,
+            line,
+            "`mode_capabilities` maps a mode to a list of capabilities, e.g. `{ edit: [edit] }`",
+        ));
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (mode, caps) in modes {
+        let Some(mode) = scalar_to_string(mode) else {
+            continue;
+        };
+        let caps = string_list(caps);
+        for c in &caps {
+            if !CAPABILITIES.contains(&c.as_str()) {
+                diags.push(Diagnostic::error(
+                    file,
+                    line,
+                    &format!(
+                        "unknown capability `{c}` for mode `{mode}`; use some of: {}",
+                        CAPABILITIES.join(", ")
+                    ),
+                ));
+            }
+        }
+        out.push((crate::text::slug(&mode), caps));
+    }
+    out
+}
+
 fn model_of(map: &Mapping, (file, line): (&str, usize), diags: &mut Vec<Diagnostic>) -> ModelSpec {
     let model = ModelSpec::parse(
         &map.get("model")
@@ -459,6 +523,35 @@ mod tests {
         assert_eq!(def.capabilities, vec!["read"]);
         assert_eq!(def.model, ModelSpec::Tier("mid".into()));
         assert_eq!(def.body, "Body here\n");
+    }
+
+    /// A mode may add capabilities; an unknown one is an error at the key's line.
+    #[test]
+    fn a_mode_adds_capabilities_and_only_in_that_mode() {
+        let text =
+            "---\nname: seeker\ncapabilities: [read]\nmode_capabilities:\n  Edit: [edit]\n---\n";
+        let mut d = Vec::new();
+        let def = parse("seeker.md", text, &mut d).expect("parsed");
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(def.capabilities_in(None), ["read"]);
+        assert_eq!(def.capabilities_in(Some("search")), ["read"]);
+        assert_eq!(def.capabilities_in(Some("edit")), ["read", "edit"]);
+        let text =
+            "---\nname: seeker\ncapabilities: [read]\nmode_capabilities:\n  edit: [rewrite]\n---\n";
+        let mut d = Vec::new();
+        parse("seeker.md", text, &mut d);
+        assert!(
+            d.iter()
+                .any(|x| x.line == 4 && x.message.contains("unknown capability `rewrite`")),
+            "{d:?}"
+        );
+        let mut d = Vec::new();
+        parse(
+            "s.md",
+            "---\nname: s\nmode_capabilities: [edit]\n---\n",
+            &mut d,
+        );
+        assert!(d.iter().any(|x| x.line == 3), "{d:?}");
     }
 
     #[test]

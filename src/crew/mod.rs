@@ -392,8 +392,18 @@ impl Crew {
     /// Whether an agent or skill may change the vault (it holds `write` or `edit`). Unknown
     /// names count as writers: the careful reading.
     pub fn writes(&self, kind: Kind, name: &str) -> bool {
+        self.writes_in(kind, name, None)
+    }
+
+    /// Whether the agent or skill may change the vault in `mode` (a mode may add capabilities:
+    /// the seeker's edit mode adds `edit`).
+    pub fn writes_in(&self, kind: Kind, name: &str, mode: Option<&str>) -> bool {
         let def = self.definition(kind, name);
-        def.is_none_or(|d| d.capabilities.iter().any(|c| c == "write" || c == "edit"))
+        def.is_none_or(|d| {
+            d.capabilities_in(mode)
+                .iter()
+                .any(|c| c == "write" || c == "edit")
+        })
     }
 
     pub fn agent(&self, name: &str) -> Option<&Definition> {

@@ -36,10 +36,7 @@ pub struct Chosen {
     pub phrase: String,
 }
 
-/// The slug of a mode name: its normalized words joined by hyphens.
-pub fn slug(name: &str) -> String {
-    words(&normalize(name)).collect::<Vec<_>>().join("-")
-}
+pub use crate::text::slug;
 
 /// The lines of a definition body's mode sections: a section whose heading holds a word of
 /// `mode_headings` (any language), down to the next heading as high.

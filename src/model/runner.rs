@@ -24,6 +24,13 @@ pub(crate) struct AgentRun<'a> {
     pub interactive: bool,
 }
 
+impl AgentRun<'_> {
+    /// The capabilities of this run: the definition's, and what the step's mode adds.
+    pub fn capabilities(&self) -> Vec<String> {
+        self.def.capabilities_in(self.step.mode.as_deref())
+    }
+}
+
 /// What a model run produced.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ModelOutcome {
@@ -57,7 +64,7 @@ pub(crate) fn system_prompt(run: &AgentRun, folders: &Folders) -> String {
     ));
     // the instructions may be another program's (an installed crew written for Claude Code
     // names Read, Glob, Write …): the model learns which tools this run really has
-    let tools: Vec<String> = tools::specs(&run.def.capabilities)
+    let tools: Vec<String> = tools::specs(&run.capabilities())
         .into_iter()
         .map(|t| format!("`{}`", t.name))
         .collect();
@@ -159,7 +166,8 @@ pub(crate) fn run_agent(
     folders: &Folders,
 ) -> ModelOutcome {
     let started = Instant::now();
-    let specs = tools::specs(&run.def.capabilities);
+    let capabilities = run.capabilities();
+    let specs = tools::specs(&capabilities);
     let mut request = ChatRequest {
         model: model.to_string(),
         system: system_prompt(run, folders),
@@ -185,7 +193,7 @@ pub(crate) fn run_agent(
     let words = words.join("\n");
     let ctx = tools::ToolContext {
         folders,
-        capabilities: &run.def.capabilities,
+        capabilities: &capabilities,
         today: run.today,
         request: &words,
     };

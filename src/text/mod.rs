@@ -12,3 +12,8 @@ mod word_lists;
 pub use crew_vault::text::{each_token, is_unspaced_script, normalize, tokens, words};
 pub use lexicon::{Lexicon, lexicon, lexicons, stopwords};
 pub use word_lists::word_list;
+
+/// The slug of a name (a mode's, a heading's): its normalized words joined by hyphens.
+pub fn slug(name: &str) -> String {
+    words(&normalize(name)).collect::<Vec<_>>().join("-")
+}

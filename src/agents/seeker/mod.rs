@@ -1,6 +1,7 @@
-//! The seeker: finds things in the vault and answers from it. Read-only: it never changes a
-//! note, and what it sees for writers (broken links, orphans) goes out as suggestions, which
-//! the chain defers for a read-only request.
+//! The seeker: finds things in the vault and answers from it. Read-only but for one mode: it
+//! changes a note only when the user asks for an edit, and then only through a model's
+//! `edit_note` and the write gate ([`edit`]). What it sees for writers (broken links,
+//! orphans) goes out as suggestions, which the chain defers for a read-only request.
 //!
 //! Modes ([`cues::choose`]): backlinks, an extractive answer, a comparison, a timeline,
 //! notes to revisit, knowledge gaps, and ranked search (the default, reused by the model
@@ -12,6 +13,7 @@ mod backlinks;
 mod compare;
 pub mod cues;
 mod digest;
+mod edit;
 mod gaps;
 mod listing;
 mod passages;
@@ -42,6 +44,9 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     }
     // the mode is read from the words, never from a filter's value (`path:"Links to X"`)
     let (filters, free) = split_filters(&request);
+    if ctx.mode() == Some(EDIT_SLUG) {
+        return Ok(edit::run(ctx, &free, &filters));
+    }
     let mut mode = cues::choose(&free);
     // the definition's "Missing knowledge" phrases (a vault may add its own) ask for gaps too
     if ctx.mode() == Some(GAPS_SLUG) && !matches!(mode, Mode::Gaps(_)) {
@@ -60,6 +65,10 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
 
 /// The slug of the definition's "Missing knowledge" mode (`agents/seeker.md`, `## Modes`).
 const GAPS_SLUG: &str = "missing-knowledge";
+
+/// The slug of the definition's "Edit" mode: the one mode that may change a note (its
+/// `mode_capabilities` add `edit`), and only through a model.
+const EDIT_SLUG: &str = "edit";
 
 /// Items shown per list of a gaps report.
 const GAPS_SHOWN: usize = 15;
