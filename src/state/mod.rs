@@ -44,20 +44,13 @@ pub fn index_path(root: &Path) -> Option<PathBuf> {
 /// as [`open_vault`] does, and kept for next time. The vault, when opened, is never freed (see
 /// [`Vault`]'s cost at exit): this is for a command that ends after it.
 pub fn vault_stats(root: &Path) -> Result<VaultStats, VaultError> {
-    let vault = match index_path(root) {
-        Some(index) => match VaultStats::kept(&index) {
-            Some((id, stats)) => match Vault::open_unless_current(root, &index, id)? {
-                None => return Ok(stats),
-                Some(vault) => vault,
-            },
-            None => Vault::open_indexed(root, &index)?,
-        },
-        None => Vault::open(root)?,
-    };
-    let vault = std::mem::ManuallyDrop::new(vault);
-    let stats = VaultStats::of(&vault);
-    stats.keep(&vault);
-    Ok(stats)
+    match index_path(root) {
+        Some(index) => VaultStats::counted(root, &index),
+        None => {
+            let vault = std::mem::ManuallyDrop::new(Vault::open(root)?);
+            Ok(VaultStats::of(&vault))
+        }
+    }
 }
 
 use std::path::{Path, PathBuf};

@@ -75,6 +75,7 @@ pub mod resolve;
 pub mod rewrite;
 pub mod stats;
 pub mod tag_edit;
+mod tally;
 pub mod text;
 mod walk;
 pub(crate) mod yaml_lite;

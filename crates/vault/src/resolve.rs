@@ -37,6 +37,20 @@ impl Resolution {
     }
 }
 
+impl Resolution {
+    /// This resolution with a file id of a table from [`FileTable::for_links`] turned into
+    /// the id of the whole listing.
+    pub(crate) fn mapped(self, ids: &[usize]) -> Resolution {
+        match self {
+            Resolution::File { id, ambiguous } => Resolution::File {
+                id: ids[id],
+                ambiguous,
+            },
+            other => other,
+        }
+    }
+}
+
 /// Every file of the vault with the lookup tables that resolution needs. Ids are stable: a
 /// file keeps its id when renamed, and a removed file leaves an empty path behind.
 #[derive(Debug, Default, Clone)]
@@ -101,6 +115,41 @@ impl FileTable {
             table.index_path(id);
         }
         table
+    }
+
+    /// The table of the files among `sorted` that the links `(from, target)` could resolve
+    /// to, and each one's position in `sorted`. [`Self::resolve`] only ever looks at files
+    /// named like a target's last segment (with or without `.md`; for `./` and `../` targets,
+    /// like the path they lead to), so a link resolves against this small table as against
+    /// the whole one, once its ids are mapped back ([`Resolution::mapped`]). Builds in a scan
+    /// of the names instead of the lookups of every path.
+    pub(crate) fn for_links<'a>(
+        sorted: &[String],
+        links: impl Iterator<Item = (&'a str, &'a str)>,
+    ) -> (FileTable, Vec<usize>) {
+        let mut names: rustc_hash::FxHashSet<String> = Default::default();
+        for (from, target) in links {
+            let lower = target.trim().to_lowercase();
+            let stripped = lower
+                .strip_prefix("./")
+                .or_else(|| lower.strip_prefix('/'))
+                .unwrap_or(&lower);
+            let leaf = file_name(stripped).to_string();
+            names.insert(format!("{leaf}.md"));
+            names.insert(leaf);
+            if lower.starts_with('.')
+                && let Some(joined) = join_relative(folder(from), target.trim())
+            {
+                let leaf = file_name(&joined).to_lowercase();
+                names.insert(format!("{leaf}.md"));
+                names.insert(leaf);
+            }
+        }
+        let ids: Vec<usize> = (0..sorted.len())
+            .filter(|&i| names.contains(&file_name(&sorted[i]).to_lowercase()))
+            .collect();
+        let paths: Vec<String> = ids.iter().map(|&i| sorted[i].clone()).collect();
+        (FileTable::lookups_of(&paths).with_paths(paths), ids)
     }
 
     /// Completes a table from [`Self::lookups_of`] with the same sorted paths.
@@ -328,6 +377,66 @@ pub(crate) fn join_relative(dir: &str, target: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Resolving against the small table of [`FileTable::for_links`] gives what the whole
+    /// table gives, for every kind of target.
+    #[test]
+    fn the_table_for_some_links_resolves_as_the_whole() {
+        let mut paths: Vec<String> = [
+            "Home.md",
+            "a/Note.md",
+            "b/Note.md",
+            "b/deep/Note.md",
+            "b/note.MD",
+            "img/pic.png",
+            "a/sub/Child.md",
+            "x/Café ☕.md",
+            "x/ΣΟΦΙΑ.md",
+            "a/b/c.md",
+            "c.md",
+            "a/Note",
+        ]
+        .map(String::from)
+        .to_vec();
+        paths.sort();
+        let whole = FileTable::lookups_of(&paths).with_paths(paths.clone());
+        let targets = [
+            "Note",
+            "note.md",
+            "NOTE",
+            "b/Note",
+            "/b/Note",
+            "./Note",
+            "../b/Note",
+            "../b/..",
+            "./sub/Child",
+            "sub/child",
+            "pic.png",
+            "img/pic.png",
+            "Café ☕",
+            "σοφια",
+            "c",
+            "b/c",
+            "a/b/c",
+            "missing",
+            "",
+            " Note ",
+            "deep/Note.md",
+            "a/Note",
+        ];
+        for from in ["Home.md", "a/x.md", "b/deep/y.md", "x/z.md"] {
+            let links: Vec<(&str, &str)> = targets.iter().map(|t| (from, *t)).collect();
+            let (small, ids) = FileTable::for_links(&paths, links.iter().copied());
+            assert!(ids.len() < paths.len());
+            for t in targets {
+                assert_eq!(
+                    small.resolve(from, t).mapped(&ids),
+                    whole.resolve(from, t),
+                    "{from} → {t:?}"
+                );
+            }
+        }
+    }
 
     fn table() -> FileTable {
         FileTable::new(

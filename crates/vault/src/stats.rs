@@ -50,7 +50,7 @@ pub struct VaultStats {
 
 impl VaultStats {
     /// The per-note counts of one note (summed over the vault in parallel).
-    fn of_note(note: &super::Note, resolved: &[Resolution]) -> VaultStats {
+    pub(crate) fn of_note(note: &super::Note, resolved: &[Resolution]) -> VaultStats {
         let mut s = VaultStats {
             notes_with_frontmatter: usize::from(note.frontmatter_block.is_some()),
             frontmatter_errors: usize::from(matches!(
@@ -84,7 +84,7 @@ impl VaultStats {
     }
 
     #[allow(clippy::needless_pass_by_value)] // the shape `reduce` folds with
-    fn add(mut self, o: VaultStats) -> VaultStats {
+    pub(crate) fn add(mut self, o: VaultStats) -> VaultStats {
         self.notes_with_frontmatter += o.notes_with_frontmatter;
         self.frontmatter_errors += o.frontmatter_errors;
         self.notes_with_tags += o.notes_with_tags;
@@ -98,8 +98,8 @@ impl VaultStats {
     }
 
     /// The counts kept beside the index file `index` ([`keep`]) and the id of the index they
-    /// were counted from: they are the vault's counts while [`Vault::open_unless_current`]
-    /// finds that index current. `None` when none were kept (or the file is damaged).
+    /// were counted from: they are the vault's counts while [`VaultStats::counted`] finds
+    /// that index current. `None` when none were kept (or the file is damaged).
     ///
     /// [`keep`]: VaultStats::keep
     pub fn kept(index: &Path) -> Option<(IndexId, VaultStats)> {
