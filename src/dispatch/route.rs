@@ -354,6 +354,27 @@ impl Router {
         // the default route
         let shape = super::scorer::Shape::of(trimmed);
         if let Some((kind, name, score, words)) = self.scorer.best_shaped(&normalized, shape) {
+            // one word is thin evidence: where the learned model, reading the whole message,
+            // is sure of another route by a phrase of the definition that uses that very word,
+            // the phrase shows what the word means here ("controllo veloce" is the librarian's
+            // quick check, not the scribe's quick note)
+            if let [word] = words.as_slice()
+                && let Some(g) = self.learned(crew).guess(trimmed)
+                && g.sure
+                && g.name != name
+                && super::mode::has_phrase(&normalize(&g.nearest), &normalize(word))
+            {
+                return Route::new(
+                    g.kind,
+                    &g.name,
+                    Decider::Learned,
+                    format!(
+                        "learned {:.2} (margin {:.2}) near \"{}\", over the scorer's one word \"{}\"",
+                        g.score, g.margin, g.nearest, word
+                    ),
+                    g.nearest,
+                );
+            }
             return Route::new(
                 kind,
                 &name,
