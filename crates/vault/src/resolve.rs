@@ -137,12 +137,21 @@ impl FileTable {
             let leaf = file_name(stripped).to_string();
             names.insert(format!("{leaf}.md"));
             names.insert(leaf);
+            // `exact` lowercases the target with `.md` added, and a final capital sigma
+            // lowercases by what follows it (`ΟΔΟΣ` → `οδος`, `ΟΔΟΣ.md` → `οδοσ.md`)
+            let original = target.trim();
+            let original = original
+                .strip_prefix("./")
+                .or_else(|| original.strip_prefix('/'))
+                .unwrap_or(original);
+            names.insert(file_name(&format!("{original}.md").to_lowercase()).to_string());
             if lower.starts_with('.')
                 && let Some(joined) = join_relative(folder(from), target.trim())
             {
                 let leaf = file_name(&joined).to_lowercase();
                 names.insert(format!("{leaf}.md"));
                 names.insert(leaf);
+                names.insert(file_name(&format!("{joined}.md").to_lowercase()).to_string());
             }
         }
         let ids: Vec<usize> = (0..sorted.len())
@@ -392,6 +401,8 @@ mod tests {
             "a/sub/Child.md",
             "x/Café ☕.md",
             "x/ΣΟΦΙΑ.md",
+            "x/ΟΔΟΣ.md",
+            "sub/ΛΟΓΟΣ.md",
             "a/b/c.md",
             "c.md",
             "a/Note",
