@@ -225,6 +225,7 @@ impl CrewExecutor<'_> {
             max_tool_calls: self.crew.config.max_tool_calls,
             conversation: &self.opts.chat.conversation,
             interactive: self.opts.session.is_some(),
+            scope: write_scope(def, step, out.data.as_ref()),
         };
         let result =
             crate::model::runner::run_agent(&backend, &model, &run, &mut self.gate, folders);
@@ -513,6 +514,30 @@ impl CrewExecutor<'_> {
                 .record("operation", serde_json::to_value(op).unwrap_or_default());
         }
     }
+}
+
+/// What a model may write when the step's mode granted the writing (a mode's own
+/// capabilities): only the notes crew's own pass found for the request (its `hits`), none when
+/// it found none. `None` — the gate's rules alone — for writing the definition grants anyway.
+fn write_scope(
+    def: &crate::crew::Definition,
+    step: &Step,
+    native: Option<&serde_json::Value>,
+) -> Option<Vec<String>> {
+    let writes = |caps: &[String]| caps.iter().any(|c| c == "write" || c == "edit");
+    if writes(&def.capabilities) || !writes(&def.capabilities_in(step.mode.as_deref())) {
+        return None;
+    }
+    Some(
+        native
+            .and_then(|d| d["hits"].as_array())
+            .map(|h| {
+                h.iter()
+                    .filter_map(|p| p.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default(),
+    )
 }
 
 /// Says where the request goes; a guessed route to a writer becomes a preview (a guess never

@@ -447,6 +447,7 @@ fn every_model_tool_refuses_symlinks_fifos_and_devices_without_hanging() {
             capabilities: &caps,
             today: chrono::NaiveDate::from_ymd_opt(2026, 1, 1).expect("date"),
             request: "read and change everything",
+            scope: None,
         };
         let mut answers = Vec::new();
         for path in bad {

@@ -238,7 +238,12 @@ pub fn run(
     while let Some(((kind, name), task, by)) = next.take() {
         let chain = report.chain();
         let mode = match by {
-            None => super::mode::of_route(crew, kind, &name, message).map(|c| c.slug),
+            // read as the route read it, filters aside: a filter's value names no mode, and
+            // the preview of a guessed route was decided on this same mode
+            None => {
+                super::mode::of_route(crew, kind, &name, &super::route::without_filters(message))
+                    .map(|c| c.slug)
+            }
             Some(_) => None,
         };
         let step = Step {

@@ -22,6 +22,8 @@ pub(crate) struct AgentRun<'a> {
     pub conversation: &'a [(String, String)],
     /// A user is there to answer: the agent may end with a question block.
     pub interactive: bool,
+    /// The notes a write may touch (see [`tools::ToolContext::scope`]).
+    pub scope: Option<Vec<String>>,
 }
 
 impl AgentRun<'_> {
@@ -196,6 +198,7 @@ pub(crate) fn run_agent(
         capabilities: &capabilities,
         today: run.today,
         request: &words,
+        scope: run.scope.as_deref(),
     };
     loop {
         let reply = match backend.chat(&request) {
@@ -388,6 +391,7 @@ mod tests {
             max_tool_calls: cap,
             conversation: &[],
             interactive: false,
+            scope: None,
         }
     }
 

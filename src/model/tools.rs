@@ -17,6 +17,10 @@ pub struct ToolContext<'a> {
     /// Only these open crew's files, templates and the profile to a model: text a tool read —
     /// a note, a mail — is data and can never name its way in.
     pub request: &'a str,
+    /// The only notes a write may touch, when the run's mode granted the writing (the seeker's
+    /// Edit mode: the notes crew's own pass found for the request); `None`: any the gate allows.
+    /// A note's text naming another note can never widen it.
+    pub scope: Option<&'a [String]>,
 }
 
 /// Notes per page of `list_notes`.
@@ -105,6 +109,10 @@ pub(crate) enum ToolError {
     PassageNotFound(String),
     #[error("the passage occurs {times} times in {path}; include more context so it occurs once")]
     PassageRepeated { path: String, times: usize },
+    #[error(
+        "refused `{path}`: this request may change only the notes it named ({allowed}); say so to the user instead"
+    )]
+    OutOfScope { path: String, allowed: String },
     #[error("unknown tool `{0}`")]
     UnknownTool(String),
     #[error(transparent)]
@@ -207,6 +215,18 @@ fn closed_because(gate: &Gate, folders: &Folders, path: &str) -> Option<&'static
 
 /// Refuses a change to a closed note the request does not name.
 fn guard(gate: &Gate, ctx: &ToolContext, path: &str) -> Result<(), ToolError> {
+    if let Some(scope) = ctx.scope
+        && !scope.iter().any(|p| p.eq_ignore_ascii_case(path))
+    {
+        return Err(ToolError::OutOfScope {
+            path: path.to_string(),
+            allowed: if scope.is_empty() {
+                "none".to_string()
+            } else {
+                scope.join(", ")
+            },
+        });
+    }
     match closed_because(gate, ctx.folders, path) {
         Some(why) if !request_names(ctx.request, path) => Err(ToolError::Closed {
             path: path.to_string(),
@@ -497,6 +517,7 @@ mod tests {
             capabilities: &caps,
             today: today(),
             request,
+            scope: None,
         };
         execute(gate, &ctx, &call(name, args))
     }
@@ -520,6 +541,7 @@ mod tests {
                 capabilities: caps,
                 today: today(),
                 request: "write something",
+                scope: None,
             };
             execute(&mut gate, &ctx, &call(name, args))
         };
@@ -574,6 +596,7 @@ mod tests {
             capabilities: &all,
             today: today(),
             request: "",
+            scope: None,
         };
         assert!(execute(&mut gate, &ctx, &bad).contains("not a JSON object"));
     }

@@ -94,11 +94,13 @@ pub(super) fn run(ctx: &mut Ctx, request: &str, filters: &Query) -> NativeOutput
         asked.topic,
         hits.first().map_or("no note found", |h| h.path.as_str())
     );
-    // the edit is left to the model; where the seeker may not edit there is nothing to leave
+    // the edit is left to the model, on the notes found (and only those: see
+    // `run::write_scope`); where the seeker may not edit, or no note was found, there is
+    // nothing to leave
     NativeOutput {
         text,
         postit,
-        attention: may_edit,
+        attention: may_edit && !hits.is_empty(),
     }
 }
 
