@@ -211,18 +211,9 @@ impl Vault {
         // the index is decoded after the walk, not beside it: when nothing changed it is not
         // decoded at all
         let walked = walk::walk(root, true)?;
-        let note_stamps: Vec<Option<index::Stamp>> = walked
-            .paths
-            .iter()
-            .zip(&walked.stamps)
-            .filter(|(p, _)| resolve::is_note_path(p))
-            .map(|(_, s)| *s)
-            .collect();
-        let listing_hash = index::listing_hash(&walked.paths);
-        if index::current(index, listing_hash, &note_stamps) == Some(id) {
+        if walked.notes().described_by(index, id) {
             return Ok(None);
         }
-        drop(note_stamps);
         Vault::assemble(root, Some(index), walked, index::Index::load(index)).map(Some)
     }
 

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::index::{self, Stamp};
-use crate::resolve::{self, FileTable};
+use crate::resolve::FileTable;
 use crate::stats::VaultStats;
 use crate::{Note, Resolution, Vault, VaultError, walk};
 
@@ -324,17 +324,17 @@ fn counted_how(root: &Path, index: &Path) -> Result<(VaultStats, How), VaultErro
     crate::check_root(root)?;
     let kept = VaultStats::kept(index);
     let walked = walk::walk(root, true)?;
-    let listing_hash = index::listing_hash(&walked.paths);
-    let note_ids: Vec<usize> = (0..walked.paths.len())
-        .filter(|&i| resolve::is_note_path(&walked.paths[i]))
-        .collect();
-    let note_stamps: Vec<Option<Stamp>> = note_ids.iter().map(|&i| walked.stamps[i]).collect();
+    let notes = walked.notes();
     if let Some((id, stats)) = kept
-        && index.is_file()
-        && index::current(index, listing_hash, &note_stamps) == Some(id)
+        && notes.described_by(index, id)
     {
         return Ok((stats, How::Kept));
     }
+    let walk::Notes {
+        ids: note_ids,
+        stamps: note_stamps,
+        listing_hash,
+    } = notes;
     let path = tally_path(index);
     if let Some(mut tally) = Tally::load(&path).filter(|t| t.listing_hash == listing_hash)
         && let Some(read) = reread(&tally, root, &walked.paths, &note_ids, &note_stamps)
@@ -532,24 +532,22 @@ mod tests {
             text.push('\n');
             text
         };
-        for i in 0..60 {
-            let rel = if i % 7 == 0 {
+        // every seventh note in a folder, so links by name and by path both have work
+        let rel_of = |i: u64| {
+            if i.is_multiple_of(7) {
                 format!("dir/n{i}.md")
             } else {
                 format!("n{i}.md")
-            };
+            }
+        };
+        for i in 0..60 {
             let text = note(&mut next);
-            write(&root, &rel, &text);
+            write(&root, &rel_of(i), &text);
         }
         assert_eq!(counted_how(&root, &index).expect("count").1, How::Full);
         for round in 0..40 {
             age(&index);
-            let i = next(60);
-            let rel = if i % 7 == 0 {
-                format!("dir/n{i}.md")
-            } else {
-                format!("n{i}.md")
-            };
+            let rel = rel_of(next(60));
             let text = note(&mut next);
             write(&root, &rel, &text);
             let (counted, how) = counted_how(&root, &index).expect("count");

@@ -33,6 +33,35 @@ pub(crate) struct Walked {
     pub(crate) temps: Vec<PathBuf>,
 }
 
+/// The notes of a walk: their positions in the listing and their stamps, with the listing's
+/// fingerprint — what an index is checked against.
+pub(crate) struct Notes {
+    pub(crate) ids: Vec<usize>,
+    pub(crate) stamps: Vec<Option<Stamp>>,
+    pub(crate) listing_hash: u64,
+}
+
+impl Walked {
+    pub(crate) fn notes(&self) -> Notes {
+        let ids: Vec<usize> = (0..self.paths.len())
+            .filter(|&i| is_note_path(&self.paths[i]))
+            .collect();
+        Notes {
+            stamps: ids.iter().map(|&i| self.stamps[i]).collect(),
+            ids,
+            listing_hash: crate::index::listing_hash(&self.paths),
+        }
+    }
+}
+
+impl Notes {
+    /// Whether the index file at `index` is the one with id `id` and still describes these
+    /// notes exactly (see [`crate::index::current`]); no note is decoded.
+    pub(crate) fn described_by(&self, index: &Path, id: crate::IndexId) -> bool {
+        index.is_file() && crate::index::current(index, self.listing_hash, &self.stamps) == Some(id)
+    }
+}
+
 /// One folder's (or the root's) findings before they are merged and sorted.
 #[derive(Default)]
 struct Found {
