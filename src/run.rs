@@ -524,8 +524,7 @@ fn write_scope(
     step: &Step,
     native: Option<&serde_json::Value>,
 ) -> Option<Vec<String>> {
-    let writes = |caps: &[String]| caps.iter().any(|c| c == "write" || c == "edit");
-    if writes(&def.capabilities) || !writes(&def.capabilities_in(step.mode.as_deref())) {
+    if def.may_write(None) || !def.may_write(step.mode.as_deref()) {
         return None;
     }
     Some(

@@ -210,6 +210,13 @@ impl Definition {
         }
         caps
     }
+
+    /// Whether a run in `mode` may change the vault (it has `write` or `edit`).
+    pub fn may_write(&self, mode: Option<&str>) -> bool {
+        self.capabilities_in(mode)
+            .iter()
+            .any(|c| c == "write" || c == "edit")
+    }
 }
 
 static QUOTED: LazyLock<Regex> =

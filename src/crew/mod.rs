@@ -399,11 +399,7 @@ impl Crew {
     /// the seeker's edit mode adds `edit`).
     pub fn writes_in(&self, kind: Kind, name: &str, mode: Option<&str>) -> bool {
         let def = self.definition(kind, name);
-        def.is_none_or(|d| {
-            d.capabilities_in(mode)
-                .iter()
-                .any(|c| c == "write" || c == "edit")
-        })
+        def.is_none_or(|d| d.may_write(mode))
     }
 
     pub fn agent(&self, name: &str) -> Option<&Definition> {
