@@ -25,6 +25,24 @@ pub(crate) fn is_question(message: &str) -> bool {
                 .any(|l| l.question_openers.iter().any(|w| w == first)))
 }
 
+/// Whether a message is a request put politely as a question ("can you build me an agent?",
+/// "puoi riordinare i tag?"): it opens with polite words (`polite_words`) and what follows
+/// them does not itself open a question. It asks for something to be done, so a capture or
+/// a creation is not held against it as it is against a real question.
+pub(crate) fn asks_politely(message: &str) -> bool {
+    let normalized = normalize(message.trim());
+    let lead = super::mode::lead_end(&normalized);
+    if lead == 0 {
+        return false;
+    }
+    let next = words(&normalized[lead..]).next().unwrap_or("");
+    !next.is_empty()
+        && !crate::text::lexicons().iter().any(|l| {
+            l.question_words.iter().any(|w| w == next)
+                || l.question_openers.iter().any(|w| w == next)
+        })
+}
+
 /// Whether a question asks where something is: the search agent's question above all.
 pub(crate) fn asks_where(message: &str) -> bool {
     let normalized = normalize(message);
@@ -66,5 +84,16 @@ mod tests {
         assert!(!is_question("write down that the plumber comes"));
         assert!(!is_question("do the weekly review"));
         assert!(!is_question("note this: milk"));
+    }
+
+    #[test]
+    fn polite_requests_are_not_asked() {
+        assert!(asks_politely(
+            "can you build me an agent that tracks my workouts?"
+        ));
+        assert!(asks_politely("puoi riordinare i miei tag?"));
+        assert!(!asks_politely(""));
+        assert!(!asks_politely("hey, what did I write about bread?"));
+        assert!(!asks_politely("what did I write about bread?"));
     }
 }

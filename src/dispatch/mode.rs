@@ -210,7 +210,7 @@ fn without_mention(message: &str) -> &str {
 }
 
 /// Where the request proper starts in normalized text: after the polite words it opens with.
-fn lead_end(text: &str) -> usize {
+pub(super) fn lead_end(text: &str) -> usize {
     let polite: Vec<String> = lexicons()
         .iter()
         .flat_map(|l| l.polite_words.iter().map(|w| normalize(w)))

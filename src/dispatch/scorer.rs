@@ -52,7 +52,7 @@ pub(crate) struct Shape {
 impl Shape {
     pub fn of(message: &str) -> Shape {
         Shape {
-            question: super::intent::is_question(message),
+            question: super::intent::is_question(message) && !super::intent::asks_politely(message),
             locating: super::intent::asks_where(message),
         }
     }
