@@ -236,14 +236,29 @@ impl Router {
     fn trigger_route(&self, crew: &Crew, trimmed: &str, normalized: &str, p: &Pattern) -> Route {
         // the model is asked only when the trigger is a small part of the message: a message
         // a trigger settles never builds or reads it
+        let trigger = normalize(&p.trigger);
         if p.normalized_len * 2 < normalized.chars().count()
             && let model = self.learned(crew)
-            && model.known_words(normalized)
-                >= model.known_words(&normalize(&p.trigger)) + MORE_WORDS
+            && let beyond = model
+                .known_words(normalized)
+                .saturating_sub(model.known_words(&trigger))
+            && beyond >= 1
             && let Some(g) = model.guess(trimmed)
             && g.sure
             && !model.same_family(&g.name, &p.name)
-            && overrulable(&normalize(&p.trigger), normalized)
+            && overrulable(&trigger, normalized)
+            // one known word beyond the trigger is a detail ("hey crew, …"), unless the
+            // trigger is a phrase that names nothing ("zeig mir") and the scorer, reading what
+            // it is asked for, agrees with the model: then that word is the request's object.
+            // A one-word verb ("find") keeps its topic: "find pasta" is a search, whatever
+            // unit knows "pasta"
+            && (beyond >= MORE_WORDS
+                || (words(&trigger).count() > 1
+                    && names_nothing(&trigger)
+                    && self
+                        .scorer
+                        .best_shaped(&without_phrase(normalized, &trigger), Default::default())
+                        .is_some_and(|b| b.1 == g.name)))
         {
             return Route::new(
                 g.kind,
@@ -355,14 +370,15 @@ impl Router {
         let shape = super::scorer::Shape::of(trimmed);
         if let Some((kind, name, score, words)) = self.scorer.best_shaped(&normalized, shape) {
             // one word is thin evidence: where the learned model, reading the whole message,
-            // is sure of another route by a phrase of the definition that uses that very word,
-            // the phrase shows what the word means here ("controllo veloce" is the librarian's
-            // quick check, not the scribe's quick note)
+            // is sure of another route by a phrase of the definition that uses that very word
+            // beside another word of the message, the phrase shows what the word means here
+            // ("controllo veloce" is the librarian's quick check, not the scribe's quick note;
+            // "my schedule" says nothing of "schedule lunch")
             if let [word] = words.as_slice()
                 && let Some(g) = self.learned(crew).guess(trimmed)
                 && g.sure
                 && g.name != name
-                && super::mode::has_phrase(&normalize(&g.nearest), &normalize(word))
+                && phrase_explains(&normalize(&g.nearest), word, &normalized)
             {
                 return Route::new(
                     g.kind,
@@ -563,13 +579,50 @@ fn strip_code_fence(s: &str) -> &str {
     rest.trim_end().strip_suffix("```").unwrap_or(rest).trim()
 }
 
+/// Normalized text without the first whole-word occurrence of a normalized phrase.
+fn without_phrase(text: &str, phrase: &str) -> String {
+    match text
+        .match_indices(phrase)
+        .find(|(i, _)| word_bounded(text, *i, i + phrase.len()))
+    {
+        Some((i, _)) => format!("{} {}", &text[..i], &text[i + phrase.len()..]),
+        None => text.to_string(),
+    }
+}
+
+/// Whether a phrase of the definition shows what one word of a message means there: the
+/// phrase holds the word and is itself in the message, from a word's start and up to an
+/// inflection of its last word ("appunti su" in "appunti sul viaggio"; "my schedule" is not
+/// in "schedule lunch").
+fn phrase_explains(phrase: &str, word: &str, message: &str) -> bool {
+    super::mode::has_phrase(phrase, &normalize(word))
+        && words(phrase).count() > 1
+        && message
+            .match_indices(phrase)
+            .any(|(i, _)| i == 0 || message[..i].ends_with(' '))
+}
+
 /// Whether the learned model may overrule this trigger: a phrase of several words that opens
 /// the message is the request's own verb phrase ("set up the vault with areas Work, Health…"),
 /// and what follows it are its arguments, however they read; a one-word trigger ("find"), or
 /// one inside the message, is weaker evidence. The same rule as a one-word mode phrase's.
 fn overrulable(trigger: &str, message: &str) -> bool {
     let leads = message == trigger || message.starts_with(&format!("{trigger} "));
-    !leads || words(trigger).count() < 2
+    !leads || words(trigger).count() < 2 || names_nothing(trigger)
+}
+
+/// Whether a trigger is only a verb and little words ("show me", "zeig mir"): it asks for
+/// something and names nothing, so what it is asked for — the rest of the message — says
+/// where the request goes, as for a one-word trigger. A question's words ("wo habe ich")
+/// are no such verb: the question is the request.
+fn names_nothing(trigger: &str) -> bool {
+    let lexicons = crate::text::lexicons();
+    let asks = |w: &str| {
+        lexicons.iter().any(|l| {
+            l.question_words.iter().any(|q| q == w) || l.locating_words.iter().any(|q| q == w)
+        })
+    };
+    words(trigger).all(|w| !asks(w) && lexicons.iter().any(|l| l.evidence().any(|e| e == w)))
 }
 
 #[cfg(test)]
@@ -578,6 +631,43 @@ mod tests {
 
     fn crew() -> Crew {
         Crew::builtin()
+    }
+
+    #[test]
+    fn a_trigger_that_names_nothing() {
+        assert!(names_nothing("show me"));
+        assert!(names_nothing("zeig mir"));
+        assert!(
+            !names_nothing("wo habe ich"),
+            "a question is its own request"
+        );
+        assert!(!names_nothing("set up the vault"));
+        assert!(!names_nothing("weekly agenda"));
+    }
+
+    #[test]
+    fn a_phrase_explains_a_word_written_beside_it() {
+        assert!(phrase_explains(
+            "controllo veloce",
+            "veloce",
+            "controllo veloce"
+        ));
+        assert!(phrase_explains(
+            "appunti su",
+            "appunti",
+            "ho degli appunti sul viaggio"
+        ));
+        assert!(!phrase_explains(
+            "my schedule",
+            "schedule",
+            "schedule lunch with marco"
+        ));
+        assert!(!phrase_explains("schedule", "schedule", "schedule lunch"));
+        assert!(!phrase_explains(
+            "rapide",
+            "rapide",
+            "une verification rapide"
+        ));
     }
 
     fn route(msg: &str) -> Route {
