@@ -237,28 +237,26 @@ impl Router {
         // the model is asked only when the trigger is a small part of the message: a message
         // a trigger settles never builds or reads it
         let trigger = normalize(&p.trigger);
+        // one known word beyond the trigger is a detail ("hey crew, …"), unless the trigger is
+        // a phrase that names nothing ("zeig mir") and the scorer, reading what it is asked
+        // for, agrees with the model: then that word is the request's object. A one-word verb
+        // ("find") keeps its topic: "find pasta" is a search, whatever unit knows "pasta"
         if p.normalized_len * 2 < normalized.chars().count()
             && let model = self.learned(crew)
             && let beyond = model
                 .known_words(normalized)
                 .saturating_sub(model.known_words(&trigger))
-            && beyond >= 1
+            && (beyond >= MORE_WORDS
+                || (beyond >= 1 && words(&trigger).count() > 1 && names_nothing(&trigger)))
+            && overrulable(&trigger, normalized)
             && let Some(g) = model.guess(trimmed)
             && g.sure
             && !model.same_family(&g.name, &p.name)
-            && overrulable(&trigger, normalized)
-            // one known word beyond the trigger is a detail ("hey crew, …"), unless the
-            // trigger is a phrase that names nothing ("zeig mir") and the scorer, reading what
-            // it is asked for, agrees with the model: then that word is the request's object.
-            // A one-word verb ("find") keeps its topic: "find pasta" is a search, whatever
-            // unit knows "pasta"
             && (beyond >= MORE_WORDS
-                || (words(&trigger).count() > 1
-                    && names_nothing(&trigger)
-                    && self
-                        .scorer
-                        .best_shaped(&without_phrase(normalized, &trigger), Default::default())
-                        .is_some_and(|b| b.1 == g.name)))
+                || self
+                    .scorer
+                    .best_shaped(&without_phrase(normalized, &trigger), Default::default())
+                    .is_some_and(|b| b.1 == g.name))
         {
             return Route::new(
                 g.kind,
