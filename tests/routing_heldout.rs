@@ -101,8 +101,8 @@ fn natural_requests_of_a_writer_who_saw_only_the_roles() {
 #[test]
 fn development_requests() {
     let pct = measure(&Crew::builtin(), &load("dev-3.yaml"), "development set");
-    // the figure when the set was added (68.6 %)
-    assert!(pct >= 68.5, "development set fell to {pct:.1} %");
+    // the figure after the first rule it led to (69.5 %; 68.6 % when added)
+    assert!(pct >= 69.0, "development set fell to {pct:.1} %");
 }
 
 #[test]

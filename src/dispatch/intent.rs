@@ -26,21 +26,29 @@ pub(crate) fn is_question(message: &str) -> bool {
 }
 
 /// Whether a message is a request put politely as a question ("can you build me an agent?",
-/// "puoi riordinare i tag?"): it opens with polite words (`polite_words`) and what follows
-/// them does not itself open a question. It asks for something to be done, so a capture or
-/// a creation is not held against it as it is against a real question.
+/// "puoi riordinare i tag?", "mes tags sont un désastre, tu peux faire le tri ?"): it opens with
+/// polite words (`polite_words`), or holds words that ask for work (`request_modals`), and it
+/// does not open as a question ("what …", "did …"). It asks for something to be done, so a
+/// capture or a creation is not held against it as it is against a real question.
 pub(crate) fn asks_politely(message: &str) -> bool {
     let normalized = normalize(message.trim());
+    let lexicons = crate::text::lexicons();
+    let opens_question = |word: &str| {
+        lexicons.iter().any(|l| {
+            l.question_words.iter().any(|w| w == word)
+                || l.question_openers.iter().any(|w| w == word)
+        })
+    };
     let lead = super::mode::lead_end(&normalized);
-    if lead == 0 {
+    let next = words(&normalized[lead..]).next().unwrap_or("");
+    if next.is_empty() || opens_question(next) {
         return false;
     }
-    let next = words(&normalized[lead..]).next().unwrap_or("");
-    !next.is_empty()
-        && !crate::text::lexicons().iter().any(|l| {
-            l.question_words.iter().any(|w| w == next)
-                || l.question_openers.iter().any(|w| w == next)
-        })
+    lead > 0
+        || lexicons
+            .iter()
+            .flat_map(|l| &l.request_modals)
+            .any(|m| super::mode::has_phrase(&normalized, &normalize(m)))
 }
 
 /// Whether a question asks where something is: the search agent's question above all.
@@ -95,5 +103,12 @@ mod tests {
         assert!(!asks_politely(""));
         assert!(!asks_politely("hey, what did I write about bread?"));
         assert!(!asks_politely("what did I write about bread?"));
+        assert!(asks_politely(
+            "mes tags sont en vrac, tu peux faire le tri ?"
+        ));
+        assert!(asks_politely(
+            "vorrei un agente mio, mi aiuti a costruirlo?"
+        ));
+        assert!(!asks_politely("where did I put the note, can you tell?"));
     }
 }

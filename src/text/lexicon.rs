@@ -43,6 +43,10 @@ pub struct Lexicon {
     /// a one-word mode phrase after them still leads the request.
     #[serde(default)]
     pub polite_words: Vec<String>,
+    /// Words that ask for work inside a question ("can you", "mi aiuti", "tu peux"): such a
+    /// question is a request.
+    #[serde(default)]
+    pub request_modals: Vec<String>,
     /// Words that turn on an option of the mode an agent runs, by the option's name
     /// (`apply: ["apply", "link them"]`).
     #[serde(default)]
