@@ -27,9 +27,6 @@ struct Request {
     text: String,
 }
 
-/// The second held-out set's share when it was added (measured, then written down).
-const FLOOR_SECOND_SET: f64 = 65.0;
-
 fn load(name: &str) -> Vec<Request> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/routing")
@@ -89,11 +86,8 @@ fn natural_requests_of_a_writer_who_saw_only_the_roles() {
         &load("heldout-2.yaml"),
         "second held-out set",
     );
-    // the goal is 90 %; the floor is the figure measured when the set was added
-    assert!(
-        pct >= FLOOR_SECOND_SET,
-        "second held-out set fell to {pct:.1} %"
-    );
+    // the goal is 90 %; the floor is the figure measured when the set was added (65.3 %)
+    assert!(pct >= 65.0, "second held-out set fell to {pct:.1} %");
 }
 
 /// A development set, written on 2026-12-04 the same way as the second held-out set: read to

@@ -369,7 +369,7 @@ impl Router {
         if let Some((kind, name, score, words)) = self.scorer.best_shaped(&normalized, shape) {
             // one word is thin evidence: where the learned model, reading the whole message,
             // is sure of another route by a phrase of the definition that uses that very word
-            // beside another word of the message, the phrase shows what the word means here
+            // and is written in the message itself, the phrase shows what the word means here
             // ("controllo veloce" is the librarian's quick check, not the scribe's quick note;
             // "my schedule" says nothing of "schedule lunch")
             if let [word] = words.as_slice()
