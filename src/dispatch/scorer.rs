@@ -119,7 +119,10 @@ impl Scorer {
             for v in &d.vocabulary {
                 let n = normalize(v);
                 if n.contains(' ') {
-                    phrases.push(n);
+                    // "entre sí" and "entre si" are one phrase once normalized
+                    if !phrases.contains(&n) {
+                        phrases.push(n);
+                    }
                 } else {
                     put(v, VOCABULARY, &mut words);
                 }
@@ -230,6 +233,20 @@ impl Scorer {
                 }
             })
             .collect();
+        // every phrase of every route written in the message; one written inside a longer one
+        // ("eigenen agenten" in "einen eigenen agenten") is that longer phrase's, not its own
+        let written: Vec<&str> = self
+            .routes
+            .iter()
+            .flat_map(|r| &r.phrases)
+            .map(String::as_str)
+            .filter(|p| padded.contains(&format!(" {p} ")))
+            .collect();
+        let counts = |p: &str| {
+            !written
+                .iter()
+                .any(|q| q.len() > p.len() && format!(" {q} ").contains(&format!(" {p} ")))
+        };
         let mut best: Option<(Kind, String, f64, Vec<String>)> = None;
         for (r, ws) in self.routes.iter().zip(&weights) {
             let mut score = 0.0;
@@ -241,7 +258,7 @@ impl Scorer {
                 }
             }
             for p in &r.phrases {
-                if padded.contains(&format!(" {p} ")) {
+                if written.contains(&p.as_str()) && counts(p) {
                     score += PHRASE;
                     hit.push(format!("\"{p}\""));
                 }
@@ -322,5 +339,23 @@ mod tests {
             .expect("a route");
         assert_eq!(name, "tag-garden");
         assert!(s.best(&normalize("hello there")).is_none());
+    }
+
+    #[test]
+    fn a_phrase_inside_a_longer_one_is_the_longer_ones() {
+        let crew = Crew::builtin();
+        let s = Scorer::new(&crew);
+        // manage-agent knows "eigenen agenten" (my own agents), create-agent "einen eigenen
+        // agenten" (an agent of my own)
+        let (_, name, _, hit) = s
+            .best(&normalize(
+                "ich hätte gern einen eigenen Agenten für meine Läufe",
+            ))
+            .expect("a route");
+        assert_eq!(name, "create-agent", "{hit:?}");
+        let (_, name, _, _) = s
+            .best(&normalize("zeig mir meine eigenen Agenten"))
+            .expect("a route");
+        assert_eq!(name, "manage-agent");
     }
 }
