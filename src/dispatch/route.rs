@@ -364,7 +364,11 @@ impl Router {
             return resolve_classifier_answer(crew, answer, self.default.as_ref());
         }
         // 6. the offline scorer; then the model learned from the definition, when sure; then
-        // the default route
+        // the default route. A #tag is a label the user wrote, not a word of the request
+        // ("#health" on a capture asks for no health check).
+        let labels_dropped = without_hashtags(trimmed);
+        let trimmed = labels_dropped.as_ref();
+        let normalized = normalize(trimmed);
         let shape = super::scorer::Shape::of(trimmed);
         if let Some((kind, name, score, words)) = self.scorer.best_shaped(&normalized, shape) {
             // one word is thin evidence: where the learned model, reading the whole message,
@@ -464,6 +468,25 @@ pub(crate) fn without_filters(message: &str) -> std::borrow::Cow<'_, str> {
         message.into()
     } else {
         free.into()
+    }
+}
+
+/// The message without its `#tags`; unchanged when it is nothing but tags.
+fn without_hashtags(message: &str) -> std::borrow::Cow<'_, str> {
+    let is_tag = |token: &str| {
+        token
+            .strip_prefix('#')
+            .and_then(|rest| rest.chars().next())
+            .is_some_and(char::is_alphanumeric)
+    };
+    if !message.split_whitespace().any(is_tag) {
+        return message.into();
+    }
+    let kept: Vec<&str> = message.split_whitespace().filter(|t| !is_tag(t)).collect();
+    if kept.is_empty() {
+        message.into()
+    } else {
+        kept.join(" ").into()
     }
 }
 
@@ -682,6 +705,12 @@ mod tests {
         assert_eq!(without_filters("find pasta #food"), "find pasta #food");
         assert_eq!(without_filters("meet at 10:30"), "meet at 10:30");
         assert_eq!(without_filters("tag:recipes"), "tag:recipes");
+        assert_eq!(
+            without_hashtags("my tags: #reuniao, #reunião need merging"),
+            "my tags: need merging"
+        );
+        assert_eq!(without_hashtags("# heading and #1"), "# heading and");
+        assert_eq!(without_hashtags("#work #home"), "#work #home");
         for msg in [
             "find pasta tag:recipes",
             "find pasta after:2026-01-01 before:2026-03-01",
@@ -689,6 +718,16 @@ mod tests {
         ] {
             assert_eq!(route(msg).name, "seeker", "{msg}");
         }
+    }
+
+    #[test]
+    fn a_hashtag_is_a_label_not_a_request() {
+        // "health" is the audit's word; as a tag on a capture it asks for no audit
+        assert_ne!(route("dentist friday 10am #health").name, "vault-audit");
+        assert_eq!(
+            route("dentist friday 10am health check").name,
+            "vault-audit"
+        );
     }
 
     #[test]
