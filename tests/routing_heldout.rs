@@ -86,8 +86,9 @@ fn natural_requests_of_a_writer_who_saw_only_the_roles() {
         &load("heldout-2.yaml"),
         "second held-out set",
     );
-    // the goal is 90 %; the floor is the figure measured when the set was added (65.3 %)
-    assert!(pct >= 65.0, "second held-out set fell to {pct:.1} %");
+    // the goal is 90 %; 65.3 % when the set was added, 73.5 % after the definition's
+    // vocabulary was written in every language (docs/routing.md)
+    assert!(pct >= 73.0, "second held-out set fell to {pct:.1} %");
 }
 
 /// A development set, written on 2026-12-04 the same way as the second held-out set: read to
@@ -95,8 +96,8 @@ fn natural_requests_of_a_writer_who_saw_only_the_roles() {
 #[test]
 fn development_requests() {
     let pct = measure(&Crew::builtin(), &load("dev-3.yaml"), "development set");
-    // the figure after the first rule it led to (69.5 %; 68.6 % when added)
-    assert!(pct >= 69.0, "development set fell to {pct:.1} %");
+    // 68.6 % when added; 88.6 % after the vocabulary it showed missing was written
+    assert!(pct >= 88.0, "development set fell to {pct:.1} %");
 }
 
 #[test]
