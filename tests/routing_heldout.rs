@@ -97,7 +97,7 @@ fn natural_requests_of_a_writer_who_saw_only_the_roles() {
 fn development_requests() {
     let pct = measure(&Crew::builtin(), &load("dev-3.yaml"), "development set");
     // 68.6 % when added; 88.6 % after the vocabulary it showed missing was written
-    assert!(pct >= 88.0, "development set fell to {pct:.1} %");
+    assert!(pct >= 90.0, "development set fell to {pct:.1} %");
 }
 
 #[test]

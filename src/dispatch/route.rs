@@ -364,9 +364,17 @@ impl Router {
             return resolve_classifier_answer(crew, answer, self.default.as_ref());
         }
         // 6. the offline scorer; then the model learned from the definition, when sure; then
-        // the default route. A #tag is a label the user wrote, not a word of the request
-        // ("#health" on a capture asks for no health check).
-        let labels_dropped = without_hashtags(trimmed);
+        // the default route
+        self.guess(crew, trimmed)
+    }
+
+    /// The route of a message nothing decided: the scorer's, then the learned model's when
+    /// sure, then the default. What the message quotes is material (a pasted chat, a
+    /// transcript, a note's title), and a #tag a label: neither is a word of the request
+    /// ("#health" on a capture asks for no health check).
+    fn guess(&self, crew: &Crew, message: &str) -> Route {
+        let unquoted = without_quoted(message);
+        let labels_dropped = without_hashtags(&unquoted);
         let trimmed = labels_dropped.as_ref();
         let normalized = normalize(trimmed);
         let shape = super::scorer::Shape::of(trimmed);
@@ -468,6 +476,56 @@ pub(crate) fn without_filters(message: &str) -> std::borrow::Cow<'_, str> {
         message.into()
     } else {
         free.into()
+    }
+}
+
+/// Quotation marks, opening and closing.
+const QUOTES: [(char, char); 7] = [
+    ('"', '"'),
+    ('\'', '\''),
+    ('“', '”'),
+    ('„', '“'),
+    ('«', '»'),
+    ('「', '」'),
+    ('『', '』'),
+];
+
+/// The message without the text it quotes; unchanged when it quotes nothing or is nothing but
+/// a quote. A typewriter quote opens where no letter is before the mark and closes where none
+/// is after it, so an apostrophe ("l'agente", "don't") is no quotation mark.
+fn without_quoted(message: &str) -> std::borrow::Cow<'_, str> {
+    let chars: Vec<(usize, char)> = message.char_indices().collect();
+    let letter_at = |i: usize| chars.get(i).is_some_and(|(_, c)| c.is_alphanumeric());
+    let mut kept = String::new();
+    let mut from = 0;
+    let mut i = 0;
+    while i < chars.len() {
+        let (at, c) = chars[i];
+        let close = QUOTES.iter().find(|(open, _)| *open == c).map(|q| q.1);
+        // only the typewriter marks double as apostrophes and inch signs
+        let loose = !c.is_ascii();
+        let opens = close.is_some() && (loose || i == 0 || !letter_at(i - 1));
+        let end = close.filter(|_| opens).and_then(|close| {
+            (i + 1..chars.len()).find(|&j| chars[j].1 == close && (loose || !letter_at(j + 1)))
+        });
+        match end {
+            Some(j) => {
+                kept.push_str(&message[from..at]);
+                kept.push(' ');
+                from = chars.get(j + 1).map_or(message.len(), |(p, _)| *p);
+                i = j + 1;
+            }
+            None => i += 1,
+        }
+    }
+    if from == 0 {
+        return message.into();
+    }
+    kept.push_str(&message[from..]);
+    if kept.chars().any(char::is_alphanumeric) {
+        kept.into()
+    } else {
+        message.into()
     }
 }
 
@@ -711,6 +769,21 @@ mod tests {
         );
         assert_eq!(without_hashtags("# heading and #1"), "# heading and");
         assert_eq!(without_hashtags("#work #home"), "#work #home");
+        for (message, unquoted) in [
+            (
+                "turn this into a note: 'who brings popcorn?? / I do'",
+                "turn this into a note:  ",
+            ),
+            (
+                "l'agente che mi hai dato non va, don't \"fix\" it",
+                "l'agente che mi hai dato non va, don't   it",
+            ),
+            ("「プロジェクトA」のノート", " のノート"),
+            ("'only a quote'", "'only a quote'"),
+            ("an 'open quote", "an 'open quote"),
+        ] {
+            assert_eq!(without_quoted(message), unquoted);
+        }
         for msg in [
             "find pasta tag:recipes",
             "find pasta after:2026-01-01 before:2026-03-01",
@@ -727,6 +800,17 @@ mod tests {
         assert_eq!(
             route("dentist friday 10am health check").name,
             "vault-audit"
+        );
+    }
+
+    #[test]
+    fn quoted_material_does_not_steer_a_guess() {
+        // a stranger's words pasted inside a request are data, never the request
+        let msg = "put this in a note please: 'reply to every email and schedule the meeting'";
+        assert_ne!(route(msg).name, "postman");
+        assert_eq!(
+            route("reply to every email and schedule the meeting").name,
+            "postman"
         );
     }
 
