@@ -376,6 +376,22 @@ impl Router {
         let unquoted = without_quoted(message);
         let labels_dropped = without_hashtags(&unquoted);
         let trimmed = labels_dropped.as_ref();
+        if let Some(head) = request_head(trimmed)
+            && let Some((kind, name, score, words)) = self
+                .scorer
+                .best_shaped(&normalize(head), super::scorer::Shape::of(head))
+        {
+            return Route::new(
+                kind,
+                &name,
+                Decider::Scorer,
+                format!(
+                    "scorer {score:.1} on {}, the request before the colon",
+                    words.join(", ")
+                ),
+                words.join(" "),
+            );
+        }
         let normalized = normalize(trimmed);
         let shape = super::scorer::Shape::of(trimmed);
         if let Some((kind, name, score, words)) = self.scorer.best_shaped(&normalized, shape) {
@@ -477,6 +493,32 @@ pub(crate) fn without_filters(message: &str) -> std::borrow::Cow<'_, str> {
     } else {
         free.into()
     }
+}
+
+/// The words before a colon that opens a message, when they are a short head and what
+/// follows is longer: "Apunta: llamar al fontanero…", "Note: …", "Merke dir: …". The head is
+/// the request and the rest its material, as with a quote; a colon inside a time or an address
+/// ("10:30", "https:") has no space after it and opens nothing.
+fn request_head(message: &str) -> Option<&str> {
+    // a full-width colon needs no space: Japanese puts none
+    let (head, tail) = message
+        .split_once(": ")
+        .or_else(|| message.split_once('：'))?;
+    let head = head.trim();
+    if !head.chars().any(char::is_alphabetic) {
+        return None;
+    }
+    // words, or for a script written without spaces, characters by the handful
+    let size = |s: &str| {
+        let words = s.split_whitespace().count();
+        if s.is_ascii() {
+            words
+        } else {
+            words.max(s.chars().count() / 4)
+        }
+    };
+    let head_size = size(head);
+    (head_size <= 3 && size(tail) > head_size).then_some(head)
 }
 
 /// Quotation marks, opening and closing.
@@ -801,6 +843,32 @@ mod tests {
             route("dentist friday 10am health check").name,
             "vault-audit"
         );
+    }
+
+    #[test]
+    fn a_short_head_before_a_colon_is_the_request() {
+        for (message, head) in [
+            (
+                "Apunta: llamar al fontanero antes del martes",
+                Some("Apunta"),
+            ),
+            (
+                "note this: the plumber comes on Thursday",
+                Some("note this"),
+            ),
+            ("メモ：明日の午後に歯医者の予約", Some("メモ")),
+            ("meeting at 10:30 with Marco and Anna", None),
+            ("see https://example.org for the agenda", None),
+            ("my tags are a mess and I need help: #a #b", None),
+            ("Todo: call", None),
+        ] {
+            assert_eq!(request_head(message), head, "{message}");
+        }
+        let r =
+            route("Apunta: llamar al fontanero antes del martes y revisar el contrato del local");
+        assert_eq!(r.name, "scribe", "{}", r.reason);
+        // the appointment is the note's material, not a calendar request
+        assert_eq!(route("メモ：明日の午後に歯医者の予約").name, "scribe");
     }
 
     #[test]
