@@ -42,11 +42,19 @@ fn measure(crew: &Crew, set: &[Request], label: &str) -> f64 {
     let router = Router::new(crew);
     let mut per: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     let mut misses = Vec::new();
+    // both sides of a route: how often it is right, and how often crew would act on a wrong
+    // one (a decided route runs; a guessed one only plans)
+    let (mut acted, mut acted_wrong) = (0, 0);
     for r in set {
         let route = router.route(crew, &r.text, &[], None);
         let e = per.entry(r.lang.as_str()).or_default();
         e.1 += 1;
-        if route.name == r.unit || r.also.contains(&route.name) {
+        let right = route.name == r.unit || r.also.contains(&route.name);
+        if !route.guessed() {
+            acted += 1;
+            acted_wrong += usize::from(!right);
+        }
+        if right {
             e.0 += 1;
         } else {
             misses.push(format!(
@@ -62,52 +70,57 @@ fn measure(crew: &Crew, set: &[Request], label: &str) -> f64 {
         .map(|(l, (r, t))| format!("{l} {r}/{t}"))
         .collect();
     eprintln!(
-        "{label}: {right}/{} = {pct:.1} % ({})\n{}",
+        "{label}: {right}/{} = {pct:.1} % ({}); decided {acted}, of them wrong {acted_wrong} \
+         ({:.1} % of the set acted on wrongly)\n{}",
         set.len(),
         langs.join(", "),
+        acted_wrong as f64 * 100.0 / set.len() as f64,
         misses.join("\n")
     );
     pct
 }
 
+/// The share of the set in `file` routed right, which must not fall below `floor` (%).
+fn holds(file: &str, label: &str, floor: f64) {
+    let pct = measure(&Crew::builtin(), &load(file), label);
+    assert!(pct >= floor, "{label} fell to {pct:.1} % (floor {floor} %)");
+}
+
+// The goal of the held-out sets is 90 %; each floor is where the set stood when it was last
+// measured (docs/routing.md).
+
+/// Natural requests written before the triggers were read.
 #[test]
 fn natural_requests_written_before_the_triggers() {
-    let pct = measure(&Crew::builtin(), &load("heldout.yaml"), "held-out requests");
-    // the goal is 90 %; docs/routing.md reports where it stands (79.3 % at this floor's writing)
-    assert!(pct >= 79.0, "held-out requests fell to {pct:.1} %");
+    holds("heldout.yaml", "held-out requests", 79.0);
 }
 
 /// A second set, written on 2026-12-04 by a writer who saw only the units' one-line roles:
-/// measured once when it was added, never read to shape the router.
+/// 65.3 % when added, 73.5 % after the definition's vocabulary was written in every language.
+/// Its summary line was looked at after each change since, never its misses.
 #[test]
 fn natural_requests_of_a_writer_who_saw_only_the_roles() {
-    let pct = measure(
-        &Crew::builtin(),
-        &load("heldout-2.yaml"),
-        "second held-out set",
-    );
-    // the goal is 90 %; 65.3 % when the set was added, 73.5 % after the definition's
-    // vocabulary was written in every language (docs/routing.md)
-    assert!(pct >= 73.0, "second held-out set fell to {pct:.1} %");
+    holds("heldout-2.yaml", "second held-out set", 73.0);
+}
+
+/// A third set, written on 2026-12-05 by a helper that saw only the units' one-line roles
+/// (never a trigger, vocabulary list or earlier set): 71.4 % when measured once on adding it.
+#[test]
+fn natural_requests_of_a_third_writer() {
+    holds("heldout-3.yaml", "third held-out set", 71.0);
 }
 
 /// A development set, written on 2026-12-04 the same way as the second held-out set: read to
-/// find what the router misses, so its figure is no evidence of generalisation.
+/// find what the router misses, so its figure is no evidence of generalisation (68.6 % when
+/// added, 91.4 % after the vocabulary it showed missing and two general rules).
 #[test]
 fn development_requests() {
-    let pct = measure(&Crew::builtin(), &load("dev-3.yaml"), "development set");
-    // 68.6 % when added; 88.6 % after the vocabulary it showed missing was written
-    assert!(pct >= 90.0, "development set fell to {pct:.1} %");
+    holds("dev-3.yaml", "development set", 90.0);
 }
 
 #[test]
 fn mode_phrases_of_mbifcs_agent_prompts() {
-    let pct = measure(
-        &Crew::builtin(),
-        &load("mbifc-modes.yaml"),
-        "MBIFC mode phrases",
-    );
-    assert!(pct >= 85.0, "mode phrases: {pct:.1} % < 85 %");
+    holds("mbifc-modes.yaml", "MBIFC mode phrases", 85.0);
 }
 
 /// Misses issue #36 reports, each routed as the user meant. Guessed: the one a trigger caused
