@@ -96,18 +96,20 @@ fn natural_requests_written_before_the_triggers() {
 }
 
 /// A second set, written on 2026-12-04 by a writer who saw only the units' one-line roles:
-/// 65.3 % when added, 73.5 % after the definition's vocabulary was written in every language.
+/// 65.3 % when added, 73.5 % after the definition's vocabulary was written in every language,
+/// 75.5 % after its Japanese was filled out.
 /// Its summary line was looked at after each change since, never its misses.
 #[test]
 fn natural_requests_of_a_writer_who_saw_only_the_roles() {
-    holds("heldout-2.yaml", "second held-out set", 73.0);
+    holds("heldout-2.yaml", "second held-out set", 75.0);
 }
 
 /// A third set, written on 2026-12-05 by a helper that saw only the units' one-line roles
-/// (never a trigger, vocabulary list or earlier set): 71.4 % when measured once on adding it.
+/// (never a trigger, vocabulary list or earlier set): 71.4 % when added, 72.4 % after the
+/// definition's Japanese was filled out (written without reading this set's misses).
 #[test]
 fn natural_requests_of_a_third_writer() {
-    holds("heldout-3.yaml", "third held-out set", 71.0);
+    holds("heldout-3.yaml", "third held-out set", 72.0);
 }
 
 /// A development set, written on 2026-12-04 the same way as the second held-out set: read to
