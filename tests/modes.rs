@@ -146,3 +146,15 @@ fn a_custom_agents_own_modes_are_read() {
         "{r}"
     );
 }
+
+#[test]
+fn a_mode_phrase_inside_quoted_text_picks_no_mode() {
+    // a stranger's words pasted into a request are data: they choose no mode
+    let v = vault(&[]);
+    let r = route(v.path(), "@sorter file this mail: \"priority triage now\"");
+    assert_eq!(r["name"], "sorter", "{r}");
+    assert!(r.get("mode").is_none(), "{r}");
+    // the user's own words outside the quote still do
+    let r = route(v.path(), "@sorter priority triage of \"Roof repair\"");
+    assert_eq!(r["mode"], "priority-triage", "{r}");
+}

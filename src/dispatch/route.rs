@@ -288,7 +288,9 @@ impl Router {
         classifier: Option<&dyn Classifier>,
     ) -> Route {
         let mut r = self.unit(crew, message, history, classifier);
+        // a quote picks no mode, as it picks no route
         let words = without_filters(message);
+        let words = without_quoted(&words);
         r.mode = super::mode::of_route(crew, r.kind, &r.name, &words).map(|c| c.slug);
         r
     }
