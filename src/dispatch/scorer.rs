@@ -72,6 +72,10 @@ pub(crate) struct Scorer {
     /// Every known word written in a script without spaces, longest first: a message in such a
     /// script is split by finding these inside it.
     unspaced: Vec<String>,
+    /// The languages' question words ("qual", "quale", "wo"): grammar, not a domain, so they
+    /// count only as written, never as an inflection of a longer word ("qual" is no
+    /// "qualità").
+    exact_only: HashSet<String>,
 }
 
 fn common_prefix(a: &str, b: &str) -> usize {
@@ -159,10 +163,16 @@ impl Scorer {
             .collect();
         unspaced.sort_by(|a, b| b.chars().count().cmp(&a.chars().count()).then(a.cmp(b)));
         unspaced.dedup();
+        let exact_only = crate::text::lexicons()
+            .iter()
+            .flat_map(|l| l.question_openers.iter().chain(&l.question_words))
+            .map(|w| normalize(w))
+            .collect();
         Scorer {
             routes,
             stop,
             unspaced,
+            exact_only,
         }
     }
 
@@ -218,7 +228,15 @@ impl Scorer {
         let weights: Vec<Vec<f64>> = self
             .routes
             .iter()
-            .map(|r| msg_words.iter().map(|w| Self::weight_in(r, w)).collect())
+            .map(|r| {
+                msg_words
+                    .iter()
+                    .map(|w| match self.exact_only.contains(*w) {
+                        true => r.words.get(*w).copied().unwrap_or(0.0),
+                        false => Self::weight_in(r, w),
+                    })
+                    .collect()
+            })
             .collect();
         // how many routes know each word: rare words decide, common ones barely count. A route
         // counts by how strongly it knows the word, so a word that is one route's vocabulary
@@ -302,6 +320,27 @@ mod tests {
         assert!(!same_word("tag", "tax"));
         assert!(!same_word("search", "season"));
         assert!(!same_word("impots", "important"));
+    }
+
+    #[test]
+    fn a_question_word_is_no_inflection_of_a_domain_word() {
+        let crew = Crew::builtin();
+        let s = Scorer::new(&crew);
+        // "qual" shares four letters with the librarian's "qualità" ("qualita" normalized): as a
+        // question word it is grammar and counts only where a route knows it as written
+        assert!(same_word("qual", "qualita"));
+        let lib = s
+            .routes
+            .iter()
+            .find(|r| r.name == "librarian")
+            .expect("librarian");
+        assert!(Scorer::weight_in(lib, "qual") > 0.0);
+        let best = s.best("qual era o nome");
+        assert!(
+            best.as_ref()
+                .is_none_or(|b| !b.3.contains(&"qual".to_string())),
+            "{best:?}"
+        );
     }
 
     #[test]
