@@ -102,20 +102,21 @@ fn natural_requests_written_before_the_triggers() {
 /// A second set, written on 2026-12-04 by a writer who saw only the units' one-line roles:
 /// 65.3 % when added, 73.5 % after the definition's vocabulary was written in every language,
 /// 75.5 % after its Japanese was filled out, 79.6 % after the vocabulary a fourth set showed
-/// missing.
+/// missing, 77.6 % once the words of it that were too broad went.
 /// Its summary line was looked at after each change since, never its misses.
 #[test]
 fn natural_requests_of_a_writer_who_saw_only_the_roles() {
-    holds("heldout-2.yaml", "second held-out set", 79.0);
+    holds("heldout-2.yaml", "second held-out set", 77.0);
 }
 
 /// A third set, written on 2026-12-05 by a helper that saw only the units' one-line roles
 /// (never a trigger, vocabulary list or earlier set): 71.4 % when added, 72.4 % after the
 /// definition's Japanese was filled out, 77.6 % after the vocabulary a fourth set showed
-/// missing (both written without reading this set's misses).
+/// missing, 76.5 % once the words of it that were too broad went (all written without reading
+/// this set's misses).
 #[test]
 fn natural_requests_of_a_third_writer() {
-    holds("heldout-3.yaml", "third held-out set", 77.0);
+    holds("heldout-3.yaml", "third held-out set", 76.0);
 }
 
 /// A development set, written on 2026-12-04 the same way as the second held-out set: read to
@@ -129,19 +130,19 @@ fn development_requests() {
 /// A second development set, written on 2026-12-05 by a helper that saw only the units'
 /// one-line roles: measured once as a held-out set before it was read (65.3 %; 71.4 % with
 /// each skill's agent counted right, as its writer had it), then read to find what the router
-/// misses, so its figure since is no evidence of generalisation (83.7 % after two rounds of
-/// vocabulary).
+/// misses, so its figure since is no evidence of generalisation (79.6 % after two rounds of
+/// vocabulary and the near-miss pruning).
 #[test]
 fn development_requests_of_a_fourth_writer() {
-    holds("dev-4.yaml", "second development set", 83.0);
+    holds("dev-4.yaml", "second development set", 79.0);
 }
 
 /// Both sides of the vocabulary learned on 2026-12-05: 84 requests where one of its words is
 /// used in another sense (whose unit is another), and 28 controls in its own sense, written by
 /// a helper from the list of words alone. Before that vocabulary: 58/84 and 14/28; with all
-/// of it 46/84 and 24/28.
-const FLOOR_OTHER: f64 = 54.0;
-const FLOOR_CONTROL: f64 = 85.0;
+/// of it 46/84 and 24/28; without the words that were too broad 57/84 and 25/28.
+const FLOOR_OTHER: f64 = 67.0;
+const FLOOR_CONTROL: f64 = 89.0;
 
 #[test]
 fn words_learned_used_in_another_sense() {
