@@ -25,6 +25,14 @@ pub(crate) fn is_question(message: &str) -> bool {
                 .any(|l| l.question_openers.iter().any(|w| w == first)))
 }
 
+/// Whether a normalized word is one of any language's question words or openers ("qual",
+/// "where", "wo"): the grammar of a question, not a word of any route's domain.
+pub(crate) fn is_question_word(word: &str) -> bool {
+    crate::text::lexicons().iter().any(|l| {
+        l.question_words.iter().any(|w| w == word) || l.question_openers.iter().any(|w| w == word)
+    })
+}
+
 /// Whether a message is a request put politely as a question ("can you build me an agent?",
 /// "puoi riordinare i tag?", "mes tags sont un désastre, tu peux faire le tri ?"): it opens with
 /// polite words (`polite_words`), or holds words that ask for work (`request_modals`), and it
@@ -32,20 +40,13 @@ pub(crate) fn is_question(message: &str) -> bool {
 /// capture or a creation is not held against it as it is against a real question.
 pub(crate) fn asks_politely(message: &str) -> bool {
     let normalized = normalize(message.trim());
-    let lexicons = crate::text::lexicons();
-    let opens_question = |word: &str| {
-        lexicons.iter().any(|l| {
-            l.question_words.iter().any(|w| w == word)
-                || l.question_openers.iter().any(|w| w == word)
-        })
-    };
     let lead = super::mode::lead_end(&normalized);
     let next = words(&normalized[lead..]).next().unwrap_or("");
-    if next.is_empty() || opens_question(next) {
+    if next.is_empty() || is_question_word(next) {
         return false;
     }
     lead > 0
-        || lexicons
+        || crate::text::lexicons()
             .iter()
             .flat_map(|l| &l.request_modals)
             .any(|m| super::mode::has_phrase(&normalized, &normalize(m)))

@@ -72,10 +72,6 @@ pub(crate) struct Scorer {
     /// Every known word written in a script without spaces, longest first: a message in such a
     /// script is split by finding these inside it.
     unspaced: Vec<String>,
-    /// The languages' question words ("qual", "quale", "wo"): grammar, not a domain, so they
-    /// count only as written, never as an inflection of a longer word ("qual" is no
-    /// "qualità").
-    exact_only: HashSet<String>,
 }
 
 fn common_prefix(a: &str, b: &str) -> usize {
@@ -163,16 +159,10 @@ impl Scorer {
             .collect();
         unspaced.sort_by(|a, b| b.chars().count().cmp(&a.chars().count()).then(a.cmp(b)));
         unspaced.dedup();
-        let exact_only = crate::text::lexicons()
-            .iter()
-            .flat_map(|l| l.question_openers.iter().chain(&l.question_words))
-            .map(|w| normalize(w))
-            .collect();
         Scorer {
             routes,
             stop,
             unspaced,
-            exact_only,
         }
     }
 
@@ -187,6 +177,32 @@ impl Scorer {
             .filter(|(w, _)| same_word(word, w))
             .map(|(_, &weight)| weight * INFLECTED)
             .fold(0.0, f64::max)
+    }
+
+    /// Each route's weight of each message word ([`Scorer::weight_in`]). A question word is
+    /// grammar, not a domain: it counts only as written, never as an inflection of a longer
+    /// word ("qual" is no "qualcosa").
+    fn weights(&self, msg_words: &[&str]) -> Vec<Vec<f64>> {
+        let question_word: Vec<bool> = msg_words
+            .iter()
+            .map(|w| super::intent::is_question_word(w))
+            .collect();
+        self.routes
+            .iter()
+            .map(|r| {
+                msg_words
+                    .iter()
+                    .zip(&question_word)
+                    .map(|(w, &exact)| {
+                        if exact {
+                            r.words.get(*w).copied().unwrap_or(0.0)
+                        } else {
+                            Self::weight_in(r, w)
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
     }
 
     /// The best route for a normalized message: (kind, name, score, the words that counted).
@@ -225,19 +241,7 @@ impl Scorer {
         }
         let padded = format!(" {normalized} ");
         let n = self.routes.len().max(1) as f64;
-        let weights: Vec<Vec<f64>> = self
-            .routes
-            .iter()
-            .map(|r| {
-                msg_words
-                    .iter()
-                    .map(|w| match self.exact_only.contains(*w) {
-                        true => r.words.get(*w).copied().unwrap_or(0.0),
-                        false => Self::weight_in(r, w),
-                    })
-                    .collect()
-            })
-            .collect();
+        let weights = self.weights(&msg_words);
         // how many routes know each word: rare words decide, common ones barely count. A route
         // counts by how strongly it knows the word, so a word that is one route's vocabulary
         // and only passes through other routes' descriptions still decides.
