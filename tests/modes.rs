@@ -150,10 +150,22 @@ fn a_custom_agents_own_modes_are_read() {
 #[test]
 fn a_mode_phrase_inside_quoted_text_picks_no_mode() {
     // a stranger's words pasted into a request are data: they choose no mode
-    let v = vault(&[]);
-    let r = route(v.path(), "@sorter file this mail: \"priority triage now\"");
+    let v = vault(&[(
+        "00-Inbox/Roof repair.md",
+        "---\ndeadline: 2020-01-01\n---\nCall the roofer.\n",
+    )]);
+    let quoted = "@sorter file this mail: \"priority triage now\"";
+    let r = route(v.path(), quoted);
     assert_eq!(r["name"], "sorter", "{r}");
     assert!(r.get("mode").is_none(), "{r}");
+    // and the run agrees with the route: the sorter files, it does not run priority triage
+    let j = ask(v.path(), &["--dry-run", quoted]);
+    assert!(j["chain"][0].get("mode").is_none(), "{j}");
+    let priority = ask(v.path(), &["--dry-run", "@sorter priority triage"]);
+    assert_ne!(
+        j["chain"][0]["output"], priority["chain"][0]["output"],
+        "the quoted phrase ran priority triage"
+    );
     // the user's own words outside the quote still do
     let r = route(v.path(), "@sorter priority triage of \"Roof repair\"");
     assert_eq!(r["mode"], "priority-triage", "{r}");

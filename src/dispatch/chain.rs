@@ -238,12 +238,9 @@ pub fn run(
     while let Some(((kind, name), task, by)) = next.take() {
         let chain = report.chain();
         let mode = match by {
-            // read as the route read it, filters aside: a filter's value names no mode, and
-            // the preview of a guessed route was decided on this same mode
-            None => {
-                super::mode::of_route(crew, kind, &name, &super::route::without_filters(message))
-                    .map(|c| c.slug)
-            }
+            // read as the route read it: the preview of a guessed route was decided on this
+            // same mode
+            None => super::route::mode_asked(crew, kind, &name, message),
             Some(_) => None,
         };
         let step = Step {

@@ -288,10 +288,7 @@ impl Router {
         classifier: Option<&dyn Classifier>,
     ) -> Route {
         let mut r = self.unit(crew, message, history, classifier);
-        // a quote picks no mode, as it picks no route
-        let words = without_filters(message);
-        let words = without_quoted(&words);
-        r.mode = super::mode::of_route(crew, r.kind, &r.name, &words).map(|c| c.slug);
+        r.mode = mode_asked(crew, r.kind, &r.name, message);
         r
     }
 
@@ -474,6 +471,15 @@ impl Router {
             },
         }
     }
+}
+
+/// The mode a message asks of the unit it was routed to, read as the route read it: a search
+/// filter's value names no mode, and a quote picks no mode as it picks no route. The route
+/// and the chain's first step both ask this, so a preview and a run agree.
+pub(crate) fn mode_asked(crew: &Crew, kind: Kind, name: &str, message: &str) -> Option<String> {
+    let words = without_filters(message);
+    let words = without_quoted(&words);
+    super::mode::of_route(crew, kind, name, &words).map(|c| c.slug)
 }
 
 /// The message without its search filters (`tag:x`, `type:x`, `path:"…"`, `in:x`, `after:…`,
