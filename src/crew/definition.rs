@@ -29,6 +29,7 @@ const KNOWN_KEYS: &[&str] = &[
     "description",
     "triggers",
     "vocabulary",
+    "examples",
     "capabilities",
     "tools",
     "model",
@@ -168,6 +169,10 @@ pub struct Definition {
     pub triggers: Vec<String>,
     /// Extra words that hint at this agent, for the offline scorer.
     pub vocabulary: Vec<String>,
+    /// Whole requests a user might write for this route, in any language: the learned router
+    /// learns from them as from the other phrases (the scorer, which weighs single words,
+    /// does not read them).
+    pub examples: Vec<String>,
     pub capabilities: Vec<String>,
     /// Capabilities a mode adds to `capabilities` (`mode_capabilities: { edit: [edit] }`):
     /// the seeker changes a note only when the user asks for an edit.
@@ -304,6 +309,7 @@ pub fn parse(file: &str, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Defi
         description,
         triggers,
         vocabulary: get("vocabulary").map(string_list).unwrap_or_default(),
+        examples: get("examples").map(string_list).unwrap_or_default(),
         capabilities: capabilities_of(&map, located("capabilities"), diags),
         mode_capabilities: mode_capabilities_of(&map, located("mode_capabilities"), diags),
         model: model_of(&map, located("model"), diags),
@@ -530,6 +536,19 @@ mod tests {
         assert_eq!(def.capabilities, vec!["read"]);
         assert_eq!(def.model, ModelSpec::Tier("mid".into()));
         assert_eq!(def.body, "Body here\n");
+    }
+
+    #[test]
+    fn example_requests_are_read_and_are_no_triggers() {
+        let text = "---\nname: seeker\nexamples:\n  - \"where did I put the tax forms?\"\n  - \"cosa so di Rust?\"\n---\n";
+        let mut d = Vec::new();
+        let def = parse("seeker.md", text, &mut d).expect("parsed");
+        assert!(d.is_empty(), "a known key: {d:?}");
+        assert_eq!(
+            def.examples,
+            ["where did I put the tax forms?", "cosa so di Rust?"]
+        );
+        assert!(def.triggers.is_empty() && def.vocabulary.is_empty());
     }
 
     /// A mode may add capabilities; an unknown one is an error at the key's line.

@@ -529,9 +529,10 @@ impl Crew {
     }
 }
 
-/// Gives an agent or skill that declares no vocabulary the built-in one of the same name: an
-/// installed anchor crew's files carry trigger phrases only, and without domain words the
-/// offline scorer cannot place a request phrased in the user's own words.
+/// Gives an agent or skill that declares no vocabulary (or example requests) the built-in
+/// ones of the same name: an installed anchor crew's files carry trigger phrases only, and
+/// without domain words the offline scorer cannot place a request phrased in the user's own
+/// words.
 fn borrow_vocabulary(agents: &mut [Definition], skills: &mut [Definition]) {
     let builtin = &*BUILTIN;
     let pairs = agents
@@ -542,6 +543,11 @@ fn borrow_vocabulary(agents: &mut [Definition], skills: &mut [Definition]) {
         let Some(b) = known else { continue };
         if def.vocabulary.is_empty() {
             def.vocabulary = b.vocabulary.clone();
+        }
+        // the same role is asked for in the same words: its example requests teach the
+        // learned router as they do the built-in crew's
+        if def.examples.is_empty() {
+            def.examples = b.examples.clone();
         }
         // the same role does the same kind of work: an anchor's `model: sonnet` names the
         // model for its language work, not a reason to send filing to a model

@@ -1,6 +1,7 @@
 //! What the router learns from: every phrase the crew definition says about each route — its
-//! name, trigger phrases, vocabulary, the phrases of its mode sections, the clauses of its
-//! description and its registry row — read from the definition files, never from code.
+//! name, trigger phrases, vocabulary, example requests, the phrases of its mode sections, the
+//! clauses of its description and its registry row — read from the definition files, never
+//! from code.
 
 use crate::crew::definition::quoted_phrases;
 use crate::crew::{Crew, Definition, Kind};
@@ -17,6 +18,7 @@ pub enum Source {
     Mode,
     Description,
     Registry,
+    Example,
 }
 
 impl Source {
@@ -28,6 +30,7 @@ impl Source {
             Source::Mode => "mode",
             Source::Description => "description",
             Source::Registry => "registry",
+            Source::Example => "example",
         }
     }
 }
@@ -86,6 +89,9 @@ pub fn collect(crew: &Crew) -> (Vec<Unit>, Vec<Phrase>) {
         }
         for v in &d.vocabulary {
             put(v, Source::Vocabulary);
+        }
+        for e in &d.examples {
+            put(e, Source::Example);
         }
         for m in mode_phrases(&d.body) {
             put(&m, Source::Mode);
