@@ -523,12 +523,19 @@ pub fn valid_name(name: &str) -> bool {
 mod tests {
     use super::*;
 
-    #[test]
-    fn reads_an_anchor_style_file() {
-        let text = "---\nname: seeker\ndescription: >\n  Finds notes. EN: \"search the vault\", \"find\"; IT: \"cerca nel vault\".\ntools: Read, Glob, Grep\nmodel: sonnet\n---\nBody here\n";
+    /// A file that parses with no diagnostic.
+    fn clean(text: &str) -> Definition {
         let mut d = Vec::new();
         let def = parse("seeker.md", text, &mut d).expect("parsed");
         assert!(d.is_empty(), "{d:?}");
+        def
+    }
+
+    #[test]
+    fn reads_an_anchor_style_file() {
+        let def = clean(
+            "---\nname: seeker\ndescription: >\n  Finds notes. EN: \"search the vault\", \"find\"; IT: \"cerca nel vault\".\ntools: Read, Glob, Grep\nmodel: sonnet\n---\nBody here\n",
+        );
         assert_eq!(
             def.triggers,
             vec!["search the vault", "find", "cerca nel vault"]
@@ -540,10 +547,10 @@ mod tests {
 
     #[test]
     fn example_requests_are_read_and_are_no_triggers() {
-        let text = "---\nname: seeker\nexamples:\n  - \"where did I put the tax forms?\"\n  - \"cosa so di Rust?\"\n---\n";
-        let mut d = Vec::new();
-        let def = parse("seeker.md", text, &mut d).expect("parsed");
-        assert!(d.is_empty(), "a known key: {d:?}");
+        // a known key: no warning
+        let def = clean(
+            "---\nname: seeker\nexamples:\n  - \"where did I put the tax forms?\"\n  - \"cosa so di Rust?\"\n---\n",
+        );
         assert_eq!(
             def.examples,
             ["where did I put the tax forms?", "cosa so di Rust?"]
