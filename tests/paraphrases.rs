@@ -120,12 +120,18 @@ fn paraphrases_route_right_in_every_language() {
     let (per, misses) = score(&crew);
     let text = report("built-in crew", &per, &misses);
     // an anchor-installed crew's files carry triggers only; it borrows the built-in
-    // vocabulary for the roles it shares, and must do as well
+    // vocabulary and example requests for the roles it shares, and must do as well
     let anchor = Crew::load(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/anchor-vault"),
         None,
     )
     .expect("anchor crew");
+    let seeker = anchor.agent("seeker").expect("the anchor's seeker");
+    assert!(
+        !seeker.examples.is_empty()
+            && seeker.examples == Crew::builtin().agent("seeker").unwrap().examples,
+        "an installed role borrows the built-in example requests"
+    );
     let (anchor_per, _) = score(&anchor);
     // print even when passing: the figures are the point
     {

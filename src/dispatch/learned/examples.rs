@@ -193,6 +193,12 @@ mod tests {
                 "{}",
                 u.name
             );
+            // ten whole requests per route, in the seven languages
+            assert!(
+                own.iter().filter(|p| p.source == Source::Example).count() >= 7,
+                "{}",
+                u.name
+            );
         }
     }
 }
