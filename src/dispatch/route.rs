@@ -125,8 +125,10 @@ pub struct Router {
     default: Option<(Kind, String)>,
 }
 
-/// Words (and word pairs) the model must know beyond a trigger before it may overrule it: one
-/// more word is a detail ("hey crew, …"), more is a request of its own.
+/// Words (and word pairs) the learned model needs before it may overrule a rule that decided:
+/// beyond a trigger, or shared by its nearest phrase with a message the scorer placed. One
+/// word is a detail or a stray ("hey crew, …"; "sistema" in "sistema il vault"), more is a
+/// request of its own.
 const MORE_WORDS: usize = 2;
 
 /// Lines of history the classifier sees, and characters per line.
@@ -415,7 +417,7 @@ impl Router {
                     [word] => phrase_explains(&nearest, word, &normalized),
                     _ => false,
                 };
-                if shared >= 2 || explains {
+                if shared >= MORE_WORDS || explains {
                     let over = if explains {
                         format!("over the scorer's one word \"{}\"", words[0])
                     } else {
