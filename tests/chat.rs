@@ -312,6 +312,7 @@ fn create_agent_interview_ends_in_agents_new() {
             "",
             "Answers questions about taxes.",
             "tax question, about my taxes",
+            "which receipts do I still need for 2025?; can I deduct my home office, and how much?",
             "read, fly",
             "read",
             "",
@@ -342,6 +343,10 @@ fn create_agent_interview_ends_in_agents_new() {
     let file = std::fs::read_to_string(v.path().join(".crew/agents/tax-helper.md")).expect("file");
     assert!(file.contains("Answers questions about taxes."), "{file}");
     assert!(file.contains("\"tax question\""), "{file}");
+    assert!(
+        file.contains("  - \"can I deduct my home office, and how much?\""),
+        "each example request is one item, commas and all: {file}"
+    );
     assert!(file.contains("model: mid"), "{file}");
     let list = crew(v.path())
         .args(["agents", "list"])
@@ -372,6 +377,7 @@ fn create_agent_interview_ends_in_agents_new() {
             "tax question",
             "",
             "",
+            "",
             "yes",
         ],
     );
@@ -381,8 +387,11 @@ fn create_agent_interview_ends_in_agents_new() {
         std::fs::read_to_string(anchor.path().join(".claude/references/agents-registry.md"))
             .expect("registry");
     assert!(registry.contains("| tax-helper |"), "{registry}");
+}
 
-    // the built-in crew cannot change: the chat says what to do and goes on
+/// The built-in crew cannot change: the create-agent interview says what to do and goes on.
+#[test]
+fn create_agent_interview_on_the_builtin_crew_says_what_to_do() {
     let plain = vault(&[]);
     let (code, turns, _) = chat(
         plain.path(),
@@ -391,6 +400,7 @@ fn create_agent_interview_ends_in_agents_new() {
             "create a new agent",
             "tax-helper",
             "Taxes.",
+            "",
             "",
             "",
             "",

@@ -312,6 +312,49 @@ fn custom_agent_lifecycle() {
         .code(2);
 }
 
+/// A custom agent's example requests go into its file, and the router learns it from them:
+/// requests worded like none of its triggers still reach it.
+#[test]
+fn agents_new_examples_teach_the_router() {
+    let v = common::adopted_vault(&[]);
+    crew(v.path())
+        .args([
+            "agents",
+            "new",
+            "workout-log",
+            "--description",
+            "Keeps a log of the user's workouts and training",
+            "--triggers",
+            "log my workout,training log",
+            "--example",
+            "I ran 8 km this morning in 42 minutes, add it to my training log",
+            "--example",
+            "how many push-ups did I do last week?",
+            "--example",
+            "ho fatto 40 minuti di bici oggi, segnalo",
+        ])
+        .assert()
+        .success();
+    let file = std::fs::read_to_string(v.path().join(".crew/agents/workout-log.md")).expect("file");
+    assert!(
+        file.contains(
+            "examples:\n  - \"I ran 8 km this morning in 42 minutes, add it to my training log\"\n"
+        ),
+        "{file}"
+    );
+    crew(v.path())
+        .args(["agents", "validate"])
+        .assert()
+        .success();
+    for message in [
+        "did 10 km on the bike in 35 minutes today, write it down in my log",
+        "oggi 5 km di corsa, segnalo nel registro",
+    ] {
+        let r = json_of(crew(v.path()).args(["route", "--json", message]));
+        assert_eq!(r["name"], "workout-log", "{message}: {r}");
+    }
+}
+
 /// An agent file the registry does not list is kept byte for byte: `crew agents new` registers
 /// a loadable one by its own words, and refuses one that does not load, naming it.
 #[test]

@@ -20,8 +20,14 @@ pub(crate) const FLOWS: &[&str] = &["onboarding", "create-agent"];
 pub(crate) const SECTION: &str = "## Interview";
 
 /// The keys create-agent understands, each one a field of `crew agents new`.
-pub(crate) const AGENT_KEYS: &[&str] =
-    &["name", "description", "triggers", "capabilities", "model"];
+pub(crate) const AGENT_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "triggers",
+    "examples",
+    "capabilities",
+    "model",
+];
 
 /// Keys the onboarding writes itself.
 const RESERVED_PROFILE_KEYS: &[&str] = &["onboarding-date", "profile-version"];
@@ -264,6 +270,14 @@ pub(crate) fn language_code(raw: &str) -> Result<String, String> {
     ))
 }
 
+/// Example requests are sentences, so they may hold commas: a semicolon separates them.
+pub fn split_examples(raw: &str) -> Vec<String> {
+    raw.split(';')
+        .map(|x| x.trim().to_string())
+        .filter(|x| !x.is_empty())
+        .collect()
+}
+
 fn split_list(raw: &str) -> Vec<String> {
     raw.split(',')
         .map(|x| x.trim().to_string())
@@ -322,6 +336,7 @@ fn check(flow: &str, key: &str, raw: &str, crew: &Crew) -> Result<String, String
             _ => Ok(v.to_lowercase()),
         },
         ("create-agent", "triggers") => Ok(split_list(v).join(", ")),
+        ("create-agent", "examples") => Ok(split_examples(v).join("; ")),
         _ => Ok(v.to_string()),
     }
 }

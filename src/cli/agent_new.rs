@@ -12,7 +12,7 @@ use anyhow::bail;
 use serde_json::json;
 
 use super::agents::{DRY_RUN_NOTE, definition_gate};
-use super::{Global, out, out_json};
+use super::{AgentsAction, Global, out, out_json};
 use crew::crew::Crew;
 use crew::crew::definition::{self, CAPABILITIES, ModelSpec, known_model_prefix, valid_name};
 use crew::crew::host::{self, Host};
@@ -20,11 +20,12 @@ use crew::crew::registry::{self, AgentRow, Status};
 use crew::gate::Gate;
 
 /// The optional parts of `crew agents new`.
-pub(super) struct NewAgent {
-    pub description: Option<String>,
-    pub triggers: Option<String>,
-    pub capabilities: Option<String>,
-    pub model: Option<String>,
+struct NewAgent {
+    description: Option<String>,
+    triggers: Option<String>,
+    examples: Vec<String>,
+    capabilities: Option<String>,
+    model: Option<String>,
 }
 
 /// A registry for a crew folder that has none.
@@ -48,6 +49,8 @@ enum Found {
 struct Words {
     description: String,
     triggers: Vec<String>,
+    /// Requests a user might send the agent: what the router learns it from.
+    examples: Vec<String>,
     caps: Vec<String>,
 }
 
@@ -76,12 +79,31 @@ fn load_crew_for(g: &Global, name: &str) -> anyhow::Result<Crew> {
     Ok(crew)
 }
 
-pub(super) fn new_agent(
-    g: &Global,
-    name: &str,
-    new: NewAgent,
-    dry_run: bool,
-) -> anyhow::Result<u8> {
+/// `crew agents new` as parsed; any other action is a caller's mistake.
+pub(super) fn run(g: &Global, action: AgentsAction) -> anyhow::Result<u8> {
+    let AgentsAction::New {
+        name,
+        description,
+        triggers,
+        examples,
+        capabilities,
+        model,
+        dry_run,
+    } = action
+    else {
+        bail!("`crew agents new` was asked to run another action");
+    };
+    let new = NewAgent {
+        description,
+        triggers,
+        examples,
+        capabilities,
+        model,
+    };
+    new_agent(g, &name, new, dry_run)
+}
+
+fn new_agent(g: &Global, name: &str, new: NewAgent, dry_run: bool) -> anyhow::Result<u8> {
     check_name(name)?;
     let crew = load_crew_for(g, name)?;
     let (caps, model) = checked_capabilities_and_model(new.capabilities, new.model)?;
@@ -98,6 +120,12 @@ pub(super) fn new_agent(
                     .collect()
             })
             .unwrap_or_default(),
+        examples: new
+            .examples
+            .into_iter()
+            .map(|e| e.trim().to_string())
+            .filter(|e| !e.is_empty())
+            .collect(),
         caps,
     };
     let host = Host::of(&crew);
@@ -174,9 +202,16 @@ pub(super) fn new_agent(
 fn agent_text(host: Option<Host>, name: &str, w: &Words, model: &str) -> anyhow::Result<String> {
     Ok(match host {
         Some(h) => h
-            .agent_file(name, &w.description, &w.triggers, &w.caps, model)
+            .agent_file(
+                name,
+                &w.description,
+                &w.triggers,
+                &w.examples,
+                &w.caps,
+                model,
+            )
             .map_err(|e| anyhow::anyhow!(e))?,
-        None => agent_file_text(name, &w.description, &w.triggers, &w.caps, model),
+        None => agent_file_text(name, w, model),
     })
 }
 
@@ -226,6 +261,7 @@ fn find(
                     words: Words {
                         description: def.description,
                         triggers: def.triggers,
+                        examples: def.examples,
                         caps: def.capabilities,
                     },
                     same: t == text,
@@ -402,24 +438,19 @@ fn checked_capabilities_and_model(
 }
 
 /// A custom agent's definition file in crew's own layout.
-fn agent_file_text(
-    name: &str,
-    description: &str,
-    triggers: &[String],
-    caps: &[String],
-    model: &str,
-) -> String {
-    let trig_yaml: String = triggers
-        .iter()
-        .map(|t| format!("  - {}\n", serde_json::to_string(t).unwrap_or_default()))
-        .collect();
+fn agent_file_text(name: &str, w: &Words, model: &str) -> String {
     format!(
-        "---\nname: {name}\ndescription: {}\ncapabilities: [{}]\nmodel: {model}\ntriggers:\n{}---\n# {name}\n\nYou are {name}, a custom agent of this vault's crew. {description}\n\n## Every run\n- Answer in the user's language; read `Meta/user-profile.md` and your post-it first.\n- Write only inside the vault, through your tools; never edit other agents' files.\n- When another agent should act, end with a `### Suggested next agent` block (Agent, Reason, Context).\n",
-        crew::vault::edit::yaml_scalar(description),
-        caps.join(", "),
-        if trig_yaml.is_empty() { "  []\n".to_string() } else { trig_yaml }
+        "---\nname: {name}\ndescription: {}\ncapabilities: [{}]\nmodel: {model}\ntriggers:{}{}---\n# {name}\n\nYou are {name}, a custom agent of this vault's crew. {}\n\n## Every run\n- Answer in the user's language; read `Meta/user-profile.md` and your post-it first.\n- Write only inside the vault, through your tools; never edit other agents' files.\n- When another agent should act, end with a `### Suggested next agent` block (Agent, Reason, Context).\n",
+        crew::vault::edit::yaml_scalar(&w.description),
+        w.caps.join(", "),
+        host::yaml_list(&w.triggers),
+        if w.examples.is_empty() {
+            String::new()
+        } else {
+            format!("examples:{}", host::yaml_list(&w.examples))
+        },
+        w.description
     )
-    .replace("triggers:\n  []\n", "triggers: []\n")
 }
 
 /// The registry row of a new custom agent, in the host's words when the crew is a host's.

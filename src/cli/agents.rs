@@ -143,24 +143,7 @@ pub fn agents(g: &Global, action: AgentsAction) -> anyhow::Result<u8> {
             }
             Ok(0)
         }
-        AgentsAction::New {
-            name,
-            description,
-            triggers,
-            capabilities,
-            model,
-            dry_run,
-        } => super::agent_new::new_agent(
-            g,
-            &name,
-            super::agent_new::NewAgent {
-                description,
-                triggers,
-                capabilities,
-                model,
-            },
-            dry_run,
-        ),
+        new @ AgentsAction::New { .. } => super::agent_new::run(g, new),
         AgentsAction::Disable { name, dry_run } => change(g, &name, AgentChange::Disable, dry_run),
         AgentsAction::Enable { name, dry_run } => change(g, &name, AgentChange::Enable, dry_run),
         AgentsAction::Remove { name, dry_run } => change(g, &name, AgentChange::Remove, dry_run),

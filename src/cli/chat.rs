@@ -268,6 +268,9 @@ fn create_agent(g: &Global, answers: &[(String, String)]) -> String {
         name: name.clone(),
         description: get("description"),
         triggers: get("triggers"),
+        examples: get("examples")
+            .map(|e| crew::chat::interview::split_examples(&e))
+            .unwrap_or_default(),
         capabilities: get("capabilities"),
         model: get("model"),
         dry_run: false,

@@ -251,6 +251,10 @@ pub enum AgentsAction {
         /// Trigger phrases, comma-separated.
         #[arg(long)]
         triggers: Option<String>,
+        /// A request a user might send it, in their own words (repeat for more); the router
+        /// learns from these.
+        #[arg(long = "example", value_name = "REQUEST")]
+        examples: Vec<String>,
         /// Capabilities, comma-separated (default: read).
         #[arg(long)]
         capabilities: Option<String>,

@@ -96,6 +96,7 @@ impl Host {
         name: &str,
         description: &str,
         triggers: &[String],
+        examples: &[String],
         capabilities: &[String],
         model: &str,
     ) -> Result<String, HostCannotRun> {
@@ -111,8 +112,14 @@ impl Host {
             ));
         }
         let folded = fold(&desc, 88);
+        // a key Claude Code does not read and ignores; crew's router learns from it
+        let examples = if examples.is_empty() {
+            String::new()
+        } else {
+            format!("examples:{}", yaml_list(examples))
+        };
         Ok(format!(
-            "---\nname: {name}\ndescription: >\n{folded}tools: {}\nmodel: {model}\n---\n\n# {name}\n\nYou are {name}, a custom agent of this vault's crew. {}\n\n## Every run\n- Answer in the user's language; read `Meta/user-profile.md` and your post-it `Meta/states/{name}.md` first, and overwrite the post-it at the end.\n- Work only inside the vault; never edit other agents' files.\n- When another agent should act, end with a `### Suggested next agent` block (Agent, Reason, Context); when no agent fits a need, a `### Suggested new agent` block (Need, Reason, Suggested role).\n",
+            "---\nname: {name}\ndescription: >\n{folded}tools: {}\nmodel: {model}\n{examples}---\n\n# {name}\n\nYou are {name}, a custom agent of this vault's crew. {}\n\n## Every run\n- Answer in the user's language; read `Meta/user-profile.md` and your post-it `Meta/states/{name}.md` first, and overwrite the post-it at the end.\n- Work only inside the vault; never edit other agents' files.\n- When another agent should act, end with a `### Suggested next agent` block (Agent, Reason, Context); when no agent fits a need, a `### Suggested new agent` block (Need, Reason, Suggested role).\n",
             self.tools(capabilities).join(", "),
             description.trim()
         ))
@@ -125,6 +132,22 @@ impl Host {
     "Claude Code runs this crew and cannot use the model `{0}`; give a tier (low, mid, high) or a claude-… id"
 )]
 pub struct HostCannotRun(pub String);
+
+/// A YAML list to follow a key's colon: ` []` when empty, else one double-quoted item a line.
+pub fn yaml_list(items: &[String]) -> String {
+    if items.is_empty() {
+        return " []\n".into();
+    }
+    let mut out = String::from("\n");
+    for item in items {
+        // JSON strings are YAML double-quoted scalars
+        out.push_str(&format!(
+            "  - {}\n",
+            serde_json::to_string(item).unwrap_or_default()
+        ));
+    }
+    out
+}
 
 /// Phrases quoted and comma-separated: `"a", "b"` (inner double quotes become single ones).
 pub fn quoted_list(phrases: &[String]) -> String {
@@ -256,12 +279,14 @@ mod tests {
             "prepare my taxes".to_string(),
             "tax \"receipts\"".to_string(),
         ];
+        let examples = vec!["where are my 2025 receipts: \"dentist\", gym?".to_string()];
         let caps = vec!["read".to_string(), "write".to_string()];
         let text = Host::ClaudeCode
             .agent_file(
                 "tax-helper",
                 "Keeps the yearly tax paperwork in order",
                 &triggers,
+                &examples,
                 &caps,
                 "mid",
             )
@@ -270,6 +295,7 @@ mod tests {
         let def = definition::parse("tax-helper.md", &text, &mut d).expect("parsed");
         assert!(d.is_empty(), "{d:?}");
         assert_eq!(def.triggers, ["prepare my taxes", "tax 'receipts'"]);
+        assert_eq!(def.examples, examples);
         assert_eq!(def.capabilities, ["read", "write"]);
         assert_eq!(def.model, ModelSpec::Tier("mid".into()));
     }
