@@ -272,14 +272,15 @@ pub(crate) fn language_code(raw: &str) -> Result<String, String> {
 
 /// Example requests are sentences, so they may hold commas: a semicolon separates them.
 pub fn split_examples(raw: &str) -> Vec<String> {
-    raw.split(';')
-        .map(|x| x.trim().to_string())
-        .filter(|x| !x.is_empty())
-        .collect()
+    split_on(raw, ';')
 }
 
 fn split_list(raw: &str) -> Vec<String> {
-    raw.split(',')
+    split_on(raw, ',')
+}
+
+fn split_on(raw: &str, separator: char) -> Vec<String> {
+    raw.split(separator)
         .map(|x| x.trim().to_string())
         .filter(|x| !x.is_empty())
         .collect()
