@@ -183,9 +183,15 @@ impl Model {
                 *sums[phrases[i].unit].entry(f).or_insert(0.0) += w;
             }
         }
+        // summed in feature order: a map's order differs from process to process, and a
+        // float sum in another order can tip a request at the margin to another route
         let centroid_norm2 = sums
             .iter()
-            .map(|s| s.values().map(|w| w * w).sum())
+            .map(|s| {
+                let mut ws: Vec<(Feature, f32)> = s.iter().map(|(&f, &w)| (f, w)).collect();
+                ws.sort_unstable_by_key(|&(f, _)| f);
+                ws.iter().map(|&(_, w)| w * w).sum()
+            })
             .collect();
         Model {
             units,
