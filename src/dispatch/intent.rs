@@ -71,6 +71,44 @@ pub(crate) fn asks_where(message: &str) -> bool {
     false
 }
 
+/// Whether a message names one note by its link and a place for it: a folder word of any
+/// language ("nella cartella Cucina") or a path outside the link ("dans Maison/Travaux").
+/// Such a request files that note; it is not about the whole inbox or the vault's layout.
+pub(crate) fn files_one_note(message: &str) -> bool {
+    let links = message.matches("[[").count();
+    if links != 1 {
+        return false;
+    }
+    // the link's own text is the note's name, not where it goes
+    let outside: String = match (message.find("[["), message.find("]]")) {
+        (Some(a), Some(b)) if b > a => format!("{} {}", &message[..a], &message[b + 2..]),
+        _ => return false,
+    };
+    let is_path = |token: &str| {
+        !token.starts_with('#')
+            && !token.contains("://")
+            && token
+                .split('/')
+                .filter(|part| part.chars().any(char::is_alphabetic))
+                .count()
+                >= 2
+    };
+    if outside.split_whitespace().any(is_path) {
+        return true;
+    }
+    let normalized = normalize(&outside);
+    crate::text::lexicons()
+        .iter()
+        .flat_map(|l| &l.folder_words)
+        .any(|w| {
+            if w.chars().any(crate::text::is_unspaced_script) {
+                normalized.contains(w.as_str())
+            } else {
+                words(&normalized).any(|x| x == w)
+            }
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,5 +149,22 @@ mod tests {
             "vorrei un agente mio, mi aiuti a costruirlo?"
         ));
         assert!(!asks_politely("where did I put the note, can you tell?"));
+    }
+
+    #[test]
+    fn a_note_and_a_place_is_filing() {
+        assert!(files_one_note(
+            "Sposta [[Ricetta lasagne]] nella cartella Cucina"
+        ));
+        assert!(files_one_note("move [[Q3 budget]] to Work/Finance please"));
+        assert!(files_one_note("[[会議メモ]]を仕事フォルダに入れて"));
+        // two notes, no place, a tag or a link's own path are not a note being filed
+        assert!(!files_one_note(
+            "link [[Spinoza]] and [[Deleuze]] in the folder"
+        ));
+        assert!(!files_one_note("what did I write in [[Sourdough]]?"));
+        assert!(!files_one_note("tag [[Sourdough]] with #food/bread"));
+        assert!(!files_one_note("summarise [[Projects/Alpha]] for me"));
+        assert!(!files_one_note("see https://example.com/a/b for [[Alpha]]"));
     }
 }

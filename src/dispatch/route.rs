@@ -865,6 +865,22 @@ mod tests {
     }
 
     #[test]
+    fn a_note_named_beside_a_place_is_filed() {
+        // each went to the inbox or the vault's layout by one folder-ish word before
+        for msg in [
+            "Sposta [[Ricetta lasagne]] nella cartella Cucina",
+            "Range [[Devis plombier]] dans Maison/Travaux",
+        ] {
+            let r = route(msg);
+            assert_eq!(r.name, "sorter", "{msg}");
+            assert!(r.reason.contains("a note and a place"), "{}", r.reason);
+        }
+        // no place, or the whole inbox: not one note filed
+        assert_ne!(route("what did I write in [[Sourdough]]?").name, "sorter");
+        assert_eq!(route("triage the inbox").name, "inbox-triage");
+    }
+
+    #[test]
     fn search_filters_name_no_agent() {
         assert_eq!(
             without_filters("find pasta tag:recipes in:Food"),

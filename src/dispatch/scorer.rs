@@ -29,6 +29,19 @@ const CAPTURE_IN_QUESTION: f64 = 0.4;
 const ANSWERING_AGENT: &str = "seeker";
 /// Routes that make something new from the user's words: a question never asks for them.
 const CREATING_ROUTES: &[&str] = &["scribe", "create-agent"];
+/// The agent that moves a note to its folder: a note named beside a place is filed…
+const NOTE_MOVER: &str = "sorter";
+/// …and the routes that work on the inbox or the vault as a whole are not asked for. The
+/// weights are a question's (the capture damped, the answering agent's "where" bonus), not
+/// tuned for this rule.
+const WHOLE_VAULT_ROUTES: &[&str] = &[
+    "inbox-triage",
+    "defrag",
+    "deep-clean",
+    "vault-audit",
+    "tag-garden",
+    "architect",
+];
 
 /// Too short to say anything: one- and two-letter words of spaced scripts. In scripts written
 /// without spaces a two-character word (メモ, 予約) is a whole word.
@@ -47,6 +60,8 @@ pub(crate) struct Shape {
     pub question: bool,
     /// A question asking where something is.
     pub locating: bool,
+    /// One note named by its link beside a place for it ([`super::intent::files_one_note`]).
+    pub filing_one_note: bool,
 }
 
 impl Shape {
@@ -54,6 +69,7 @@ impl Shape {
         Shape {
             question: super::intent::is_question(message) && !super::intent::asks_politely(message),
             locating: super::intent::asks_where(message),
+            filing_one_note: super::intent::files_one_note(message),
         }
     }
 }
@@ -294,6 +310,14 @@ impl Scorer {
                     if shape.locating {
                         score += WHERE_BONUS;
                     }
+                }
+            }
+            if shape.filing_one_note {
+                if WHOLE_VAULT_ROUTES.contains(&r.name.as_str()) {
+                    score *= CAPTURE_IN_QUESTION;
+                } else if r.kind == Kind::Agent && r.name == NOTE_MOVER {
+                    score += WHERE_BONUS;
+                    hit.push("(a note and a place)".into());
                 }
             }
             let better = match &best {

@@ -37,6 +37,9 @@ pub struct Lexicon {
     pub question_words: Vec<String>,
     /// Words of a question that asks where something is.
     pub locating_words: Vec<String>,
+    /// Words that name a folder ("cartella", "Ordner"): a note named beside one is being filed.
+    #[serde(default)]
+    pub folder_words: Vec<String>,
     /// Words a definition's heading holds when the section lists the agent's modes.
     pub mode_headings: Vec<String>,
     /// Words a request may open with before it says what it wants ("please", "per favore"):
@@ -116,6 +119,7 @@ mod tests {
                 &lex.question_openers,
                 &lex.question_words,
                 &lex.locating_words,
+                &lex.folder_words,
                 &lex.mode_headings,
             ];
             for w in lists.into_iter().flatten() {
