@@ -730,10 +730,15 @@ fn deeply_nested_calendars_are_refused_by_name_in_every_command() {
     }
     deep.push_str("END:VCALENDAR\r\n");
     std::fs::write(cal.path().join("deep.ics"), deep).expect("ics");
+    // the agenda shows the week from Monday to Sunday: on a Sunday tomorrow is next week's,
+    // so the same deadline is also on today's calendar
     let tomorrow = today() + Duration::days(1);
     std::fs::write(
         cal.path().join("work.ics"),
-        vcalendar(&[vevent("ok@test", "Budget deadline", tomorrow, "")]),
+        vcalendar(&[
+            vevent("ok@test", "Budget deadline", tomorrow, ""),
+            vevent("today@test", "Budget deadline", today(), ""),
+        ]),
     )
     .expect("ics");
     let v = people_vault(&[]);
@@ -754,7 +759,7 @@ fn deeply_nested_calendars_are_refused_by_name_in_every_command() {
             );
         }
     }
-    assert_eq!(event_notes(v.path()).len(), 1);
+    assert_eq!(event_notes(v.path()).len(), 2);
 }
 
 #[test]
