@@ -355,7 +355,10 @@ impl Router {
         // what the message quotes is material (a pasted chat, a stranger's words, a title): a
         // trigger inside it is not the user's request, and a decided route runs
         let unquoted = without_quoted(trimmed);
-        let trimmed = unquoted.as_ref();
+        // a note's name written as a link is material too: "[[Weekly review]]" asks for no
+        // weekly agenda, "[[Q3 budget draft]]" for no mail draft
+        let unnamed = without_link_names(&unquoted);
+        let trimmed = unnamed.as_ref();
         // 4. triggers; a trigger that is a small part of a longer message is weighed against
         // the learned model when the rest of the message gives the model words it knows
         let normalized = normalize(trimmed);
@@ -499,6 +502,7 @@ impl Router {
 pub(crate) fn mode_asked(crew: &Crew, kind: Kind, name: &str, message: &str) -> Option<String> {
     let words = without_filters(message);
     let words = without_quoted(&words);
+    let words = without_link_names(&words);
     super::mode::of_route(crew, kind, name, &words).map(|c| c.slug)
 }
 
@@ -594,6 +598,38 @@ fn without_quoted(message: &str) -> std::borrow::Cow<'_, str> {
         return message.into();
     }
     kept.push_str(&message[from..]);
+    if kept.chars().any(char::is_alphanumeric) {
+        kept.into()
+    } else {
+        message.into()
+    }
+}
+
+/// The message with each link's name emptied (`[[Q3 budget draft]]` read as `[[]]`): the link
+/// stays, so a note is still seen to be named, but its name's words are no request. Unchanged
+/// when it is nothing but links.
+fn without_link_names(message: &str) -> std::borrow::Cow<'_, str> {
+    if !message.contains("[[") {
+        return message.into();
+    }
+    let mut kept = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(open) = rest.find("[[") {
+        let after = &rest[open + 2..];
+        // a name ends at its "]]" and never spans a line
+        match after
+            .find("]]")
+            .filter(|&close| !after[..close].contains('\n'))
+        {
+            Some(close) => {
+                kept.push_str(&rest[..open]);
+                kept.push_str("[[]]");
+                rest = &after[close + 2..];
+            }
+            None => break,
+        }
+    }
+    kept.push_str(rest);
     if kept.chars().any(char::is_alphanumeric) {
         kept.into()
     } else {
@@ -862,6 +898,25 @@ mod tests {
     fn route(msg: &str) -> Route {
         let c = crew();
         Router::new(&c).route(&c, msg, &[], None)
+    }
+
+    #[test]
+    fn a_links_name_is_no_request() {
+        assert_eq!(
+            without_link_names("put [[Q3 budget draft]] in Work/Finance"),
+            "put [[]] in Work/Finance"
+        );
+        assert_eq!(
+            without_link_names("link ![[a|b]] to [[c]] and [[broken"),
+            "link ![[]] to [[]] and [[broken"
+        );
+        assert_eq!(without_link_names("[[Weekly review]]"), "[[Weekly review]]");
+        assert_eq!(without_link_names("[[a\nb]] x"), "[[a\nb]] x");
+        // the name's "draft" was the postman's word
+        assert_ne!(
+            route("put [[Q3 budget draft]] in Work/Finance").name,
+            "postman"
+        );
     }
 
     #[test]
