@@ -370,3 +370,26 @@ fn a_custom_agent_routes_by_its_own_file() {
         assert_eq!(r.name, "gardener", "{message:?}: {}", r.reason);
     }
 }
+
+/// Both sides of "a note and a place": 70 requests that each name one note by its link and a
+/// folder, written from the one-line roles on 2026-12-06 after the rule — 28 that file the
+/// note (the sorter's) and 42 that ask another unit for something else. Its writer was told
+/// the rule, to test both sides of it. Before the rule 5/28 and 31/42, two acted on wrongly;
+/// with it 25/28 and 31/42, none (docs/routing.md).
+#[test]
+fn a_note_and_a_place_on_both_sides() {
+    let set = load("note-and-place.yaml");
+    let (filing, other): (Vec<Request>, Vec<Request>) =
+        set.into_iter().partition(|r| r.unit == "sorter");
+    let crew = Crew::builtin();
+    let filed = measure(&crew, &filing, "a note and a place, filed");
+    let not_filed = measure(
+        &crew,
+        &other,
+        "a note and a place, asked for something else",
+    );
+    assert!(
+        filed >= 89.0 && not_filed >= 73.0,
+        "a note and a place fell to {filed:.1} % / {not_filed:.1} % (floors 89 % / 73 %)"
+    );
+}
