@@ -71,34 +71,32 @@ pub(crate) fn asks_where(message: &str) -> bool {
     false
 }
 
-/// Whether a message names one note by its link and a place for it: a folder word of any
-/// language ("nella cartella Cucina") or a path outside the link ("dans Maison/Travaux").
-/// Such a request files that note; it is not about the whole inbox or the vault's layout.
+/// Whether a message names one note by its link and a place for it: a folder word of the
+/// message's language ("nella cartella Cucina") or a path outside the link ("dans
+/// Maison/Travaux"). Such a request files that note; it is not about the whole inbox or the
+/// vault's layout.
 pub(crate) fn files_one_note(message: &str) -> bool {
-    let links = message.matches("[[").count();
-    if links != 1 {
+    if message.matches("[[").count() != 1 {
         return false;
     }
     // the link's own text is the note's name, not where it goes
-    let outside: String = match (message.find("[["), message.find("]]")) {
-        (Some(a), Some(b)) if b > a => format!("{} {}", &message[..a], &message[b + 2..]),
-        _ => return false,
+    let Some(open) = message.find("[[") else {
+        return false;
     };
-    let is_path = |token: &str| {
-        !token.starts_with('#')
-            && !token.contains("://")
-            && token
-                .split('/')
-                .filter(|part| part.chars().any(char::is_alphabetic))
-                .count()
-                >= 2
+    let Some(close) = message[open + 2..].find("]]").map(|c| open + 2 + c) else {
+        return false;
     };
-    if outside.split_whitespace().any(is_path) {
+    let outside = format!("{} {}", &message[..open], &message[close + 2..]);
+    if outside.split_whitespace().any(is_folder_path) {
         return true;
     }
     let normalized = normalize(&outside);
+    // a folder word of one language is an everyday word of another ("pasta", "repertoire"):
+    // only the message's own language's words count, or every language's when it is unclear
+    let detected = crate::lang::detect(&outside).map(|l| l.code());
     crate::text::lexicons()
         .iter()
+        .filter(|l| detected.is_none_or(|code| code == l.code))
         .flat_map(|l| &l.folder_words)
         .any(|w| {
             if w.chars().any(crate::text::is_unspaced_script) {
@@ -106,6 +104,24 @@ pub(crate) fn files_one_note(message: &str) -> bool {
             } else {
                 words(&normalized).any(|x| x == w)
             }
+        })
+}
+
+/// A token written like a folder path ("Work/Finance", "Archive/2025", "仕事/財務"): two or more
+/// parts of at least two characters, one of them capitalised or a number, no dot and no
+/// scheme — "and/or", "w/o", "km/h" and "example.com/docs" are not places.
+fn is_folder_path(token: &str) -> bool {
+    let token = token.trim_matches(|c: char| !c.is_alphanumeric() && c != '/');
+    if token.starts_with('#') || token.contains("://") || token.contains('.') {
+        return false;
+    }
+    let parts: Vec<&str> = token.split('/').filter(|p| !p.is_empty()).collect();
+    parts.len() >= 2
+        && parts.iter().all(|p| p.chars().count() >= 2)
+        && parts.iter().any(|p| {
+            p.chars()
+                .next()
+                .is_some_and(|c| c.is_numeric() || (c.is_alphabetic() && !c.is_lowercase()))
         })
 }
 
@@ -166,5 +182,14 @@ mod tests {
         assert!(!files_one_note("tag [[Sourdough]] with #food/bread"));
         assert!(!files_one_note("summarise [[Projects/Alpha]] for me"));
         assert!(!files_one_note("see https://example.com/a/b for [[Alpha]]"));
+        assert!(!files_one_note(
+            "summarise [[Alpha]] w/o the appendix, and/or shorten it"
+        ));
+        assert!(!files_one_note("read example.com/docs for [[Alpha]]"));
+        assert!(!files_one_note("add [[Chopin Ballade]] to my repertoire"));
+        assert!(!files_one_note(
+            "aggiungi la pasta a [[Lista spesa]], grazie"
+        ));
+        assert!(files_one_note("]] stray, then move [[X]] to Work/Finance"));
     }
 }

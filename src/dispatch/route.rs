@@ -356,7 +356,8 @@ impl Router {
         // trigger inside it is not the user's request, and a decided route runs
         let unquoted = without_quoted(trimmed);
         // a note's name written as a link is material too: "[[Weekly review]]" asks for no
-        // weekly agenda, "[[Q3 budget draft]]" for no mail draft
+        // weekly agenda, "[[Q3 budget draft]]" for no mail draft (the classifier, too, reads
+        // the message without them)
         let unnamed = without_link_names(&unquoted);
         let trimmed = unnamed.as_ref();
         // 4. triggers; a trigger that is a small part of a longer message is weighed against
@@ -616,17 +617,21 @@ fn without_link_names(message: &str) -> std::borrow::Cow<'_, str> {
     let mut rest = message;
     while let Some(open) = rest.find("[[") {
         let after = &rest[open + 2..];
-        // a name ends at its "]]" and never spans a line
+        // a name ends at its "]]", never spans a line and holds no other "[[": an opener
+        // without its close is kept as written and the scan goes on after it
         match after
             .find("]]")
-            .filter(|&close| !after[..close].contains('\n'))
+            .filter(|&close| !after[..close].contains('\n') && !after[..close].contains("[["))
         {
             Some(close) => {
                 kept.push_str(&rest[..open]);
                 kept.push_str("[[]]");
                 rest = &after[close + 2..];
             }
-            None => break,
+            None => {
+                kept.push_str(&rest[..open + 2]);
+                rest = after;
+            }
         }
     }
     kept.push_str(rest);
@@ -912,6 +917,14 @@ mod tests {
         );
         assert_eq!(without_link_names("[[Weekly review]]"), "[[Weekly review]]");
         assert_eq!(without_link_names("[[a\nb]] x"), "[[a\nb]] x");
+        assert_eq!(
+            without_link_names("[[a\nb]] draft [[Q3 budget draft]]"),
+            "[[a\nb]] draft [[]]"
+        );
+        assert_eq!(
+            without_link_names("summarise [[Alpha and email it to [[Bob]]"),
+            "summarise [[Alpha and email it to [[]]"
+        );
         // the name's "draft" was the postman's word
         assert_ne!(
             route("put [[Q3 budget draft]] in Work/Finance").name,
