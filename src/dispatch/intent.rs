@@ -58,17 +58,24 @@ pub(crate) fn asks_where(message: &str) -> bool {
     let locating = crate::text::lexicons()
         .iter()
         .flat_map(|l| &l.locating_words);
-    // a word of an unspaced script is found inside the text; "どこ" asks where by itself
-    for w in locating {
-        if w.chars().any(crate::text::is_unspaced_script) {
-            if normalized.contains(w.as_str()) {
-                return true;
-            }
-        } else if is_question(message) && words(&normalized).any(|x| x == w) {
-            return true;
-        }
+    // "どこ" asks where by itself; a spaced script's "where" only in a question
+    locating
+        .into_iter()
+        .any(|w| has_word(&normalized, w) && (unspaced(w) || is_question(message)))
+}
+
+fn unspaced(word: &str) -> bool {
+    word.chars().any(crate::text::is_unspaced_script)
+}
+
+/// Whether a normalized text holds a word of a list: found inside the text for a script written
+/// without spaces, as a whole word otherwise.
+fn has_word(normalized: &str, word: &str) -> bool {
+    if unspaced(word) {
+        normalized.contains(word)
+    } else {
+        words(normalized).any(|x| x == word)
     }
-    false
 }
 
 /// Whether a message names one note by its link and a place for it: a folder word of the
@@ -76,17 +83,16 @@ pub(crate) fn asks_where(message: &str) -> bool {
 /// Maison/Travaux"). Such a request files that note; it is not about the whole inbox or the
 /// vault's layout.
 pub(crate) fn files_one_note(message: &str) -> bool {
-    if message.matches("[[").count() != 1 {
+    let links = crate::vault::markdown::wikilinks(message);
+    let [link] = links.as_slice() else {
         return false;
-    }
+    };
     // the link's own text is the note's name, not where it goes
-    let Some(open) = message.find("[[") else {
-        return false;
-    };
-    let Some(close) = message[open + 2..].find("]]").map(|c| open + 2 + c) else {
-        return false;
-    };
-    let outside = format!("{} {}", &message[..open], &message[close + 2..]);
+    let outside = format!(
+        "{} {}",
+        &message[..link.span.start],
+        &message[link.span.end..]
+    );
     if outside.split_whitespace().any(is_folder_path) {
         return true;
     }
@@ -98,13 +104,7 @@ pub(crate) fn files_one_note(message: &str) -> bool {
         .iter()
         .filter(|l| detected.is_none_or(|code| code == l.code))
         .flat_map(|l| &l.folder_words)
-        .any(|w| {
-            if w.chars().any(crate::text::is_unspaced_script) {
-                normalized.contains(w.as_str())
-            } else {
-                words(&normalized).any(|x| x == w)
-            }
-        })
+        .any(|w| has_word(&normalized, w))
 }
 
 /// A token written like a folder path ("Work/Finance", "Archive/2025", "仕事/財務"): two or more

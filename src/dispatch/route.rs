@@ -606,35 +606,22 @@ fn without_quoted(message: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// The message with each link's name emptied (`[[Q3 budget draft]]` read as `[[]]`): the link
-/// stays, so a note is still seen to be named, but its name's words are no request. Unchanged
-/// when it is nothing but links.
+/// The message with each link's name blanked (`[[Q3 budget draft]]` read as `[[ ]]`): the link
+/// stays a link, so a note is still seen to be named, but its name's words are no request.
+/// Links are read by the vault's grammar; unchanged when it is nothing but links.
 fn without_link_names(message: &str) -> std::borrow::Cow<'_, str> {
-    if !message.contains("[[") {
+    let links = crate::vault::markdown::wikilinks(message);
+    if links.is_empty() {
         return message.into();
     }
     let mut kept = String::with_capacity(message.len());
-    let mut rest = message;
-    while let Some(open) = rest.find("[[") {
-        let after = &rest[open + 2..];
-        // a name ends at its "]]", never spans a line and holds no other "[[": an opener
-        // without its close is kept as written and the scan goes on after it
-        match after
-            .find("]]")
-            .filter(|&close| !after[..close].contains('\n') && !after[..close].contains("[["))
-        {
-            Some(close) => {
-                kept.push_str(&rest[..open]);
-                kept.push_str("[[]]");
-                rest = &after[close + 2..];
-            }
-            None => {
-                kept.push_str(&rest[..open + 2]);
-                rest = after;
-            }
-        }
+    let mut from = 0;
+    for link in &links {
+        kept.push_str(&message[from..link.span.start]);
+        kept.push_str(if link.embed { "![[ ]]" } else { "[[ ]]" });
+        from = link.span.end;
     }
-    kept.push_str(rest);
+    kept.push_str(&message[from..]);
     if kept.chars().any(char::is_alphanumeric) {
         kept.into()
     } else {
@@ -909,21 +896,21 @@ mod tests {
     fn a_links_name_is_no_request() {
         assert_eq!(
             without_link_names("put [[Q3 budget draft]] in Work/Finance"),
-            "put [[]] in Work/Finance"
+            "put [[ ]] in Work/Finance"
         );
         assert_eq!(
             without_link_names("link ![[a|b]] to [[c]] and [[broken"),
-            "link ![[]] to [[]] and [[broken"
+            "link ![[ ]] to [[ ]] and [[broken"
         );
         assert_eq!(without_link_names("[[Weekly review]]"), "[[Weekly review]]");
         assert_eq!(without_link_names("[[a\nb]] x"), "[[a\nb]] x");
         assert_eq!(
             without_link_names("[[a\nb]] draft [[Q3 budget draft]]"),
-            "[[a\nb]] draft [[]]"
+            "[[a\nb]] draft [[ ]]"
         );
         assert_eq!(
             without_link_names("summarise [[Alpha and email it to [[Bob]]"),
-            "summarise [[Alpha and email it to [[]]"
+            "summarise [[Alpha and email it to [[ ]]"
         );
         // the name's "draft" was the postman's word
         assert_ne!(

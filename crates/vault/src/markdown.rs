@@ -250,8 +250,9 @@ pub(crate) fn parse_link_inner(inner: &str) -> (String, Option<String>, Option<S
 }
 
 /// Every wikilink and embed in a masked text: `[[`, then at least one character that is not `[`,
-/// `]` or a line break, then `]]`, leftmost first; a `!` just before makes it an embed.
-pub(crate) fn wikilinks(masked: &str) -> Vec<WikiLink> {
+/// `]` or a line break, then `]]`, leftmost first; a `!` just before makes it an embed. Public
+/// so that text which is not a note (a request to crew) reads links by the same grammar.
+pub fn wikilinks(masked: &str) -> Vec<WikiLink> {
     let bytes = masked.as_bytes();
     let mut out = Vec::new();
     let mut from = 0;
