@@ -139,6 +139,18 @@ pub(crate) fn now_stamp(now: &NaiveDateTime) -> String {
     now.format("%Y-%m-%dT%H:%M:%S").to_string()
 }
 
+/// The folders under `dir`, down to `depth` levels, each after the folders inside it (hidden
+/// ones never listed).
+pub(crate) fn folders_under(ctx: &Ctx, dir: &str, depth: usize, out: &mut Vec<String>) {
+    if depth == 0 {
+        return;
+    }
+    for d in ctx.gate.subdirs(dir) {
+        folders_under(ctx, &d, depth - 1, out);
+        out.push(d);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -70,7 +70,7 @@ fn unspaced(word: &str) -> bool {
 
 /// Whether a normalized text holds a word of a list: found inside the text for a script written
 /// without spaces, as a whole word otherwise.
-fn has_word(normalized: &str, word: &str) -> bool {
+pub(crate) fn has_word(normalized: &str, word: &str) -> bool {
     if unspaced(word) {
         normalized.contains(word)
     } else {
@@ -83,9 +83,27 @@ fn has_word(normalized: &str, word: &str) -> bool {
 /// Maison/Travaux"). Such a request files that note; it is not about the whole inbox or the
 /// vault's layout.
 pub(crate) fn files_one_note(message: &str) -> bool {
+    note_and_place(message).is_some()
+}
+
+/// The one note a request names by its link, and what it says of a place for it (see
+/// [`files_one_note`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NoteAndPlace {
+    /// The link's target as written: a note's name or a path ("Q3 budget", "Work/Q3 budget").
+    pub target: String,
+    /// Tokens outside the link written like folder paths, as written ("Work/Finance").
+    pub paths: Vec<String>,
+    /// The message without the link, normalized: where a folder's name is looked for.
+    pub rest: String,
+}
+
+/// The one note a request names by its link and the place it names for it, when it names
+/// both (see [`files_one_note`]).
+pub(crate) fn note_and_place(message: &str) -> Option<NoteAndPlace> {
     let links = crate::vault::markdown::wikilinks(message);
     let [link] = links.as_slice() else {
-        return false;
+        return None;
     };
     // the link's own text is the note's name, not where it goes
     let outside = format!(
@@ -93,36 +111,55 @@ pub(crate) fn files_one_note(message: &str) -> bool {
         &message[..link.span.start],
         &message[link.span.end..]
     );
-    if outside.split_whitespace().any(is_folder_path) {
-        return true;
-    }
+    let paths: Vec<String> = outside
+        .split_whitespace()
+        .filter_map(folder_path)
+        .map(str::to_string)
+        .collect();
     let normalized = normalize(&outside);
-    // a folder word of one language is an everyday word of another ("pasta", "repertoire"):
-    // only the message's own language's words count, or every language's when it is unclear
-    let detected = crate::lang::detect(&outside).map(|l| l.code());
-    crate::text::lexicons()
-        .iter()
-        .filter(|l| detected.is_none_or(|code| code == l.code))
-        .flat_map(|l| &l.folder_words)
-        .any(|w| has_word(&normalized, w))
+    let place = !paths.is_empty() || names_folder_word(&outside, &normalized);
+    place.then(|| NoteAndPlace {
+        target: link.target.clone(),
+        paths,
+        rest: normalized,
+    })
 }
 
-/// A token written like a folder path ("Work/Finance", "Archive/2025", "仕事/財務"): two or more
-/// parts of at least two characters, one of them capitalised or a number, no dot and no
-/// scheme — "and/or", "w/o", "km/h" and "example.com/docs" are not places.
-fn is_folder_path(token: &str) -> bool {
+/// Whether a text holds a folder word of its own language ("pasta" in Portuguese, not in
+/// Italian), or of any language when its language is unclear.
+fn names_folder_word(text: &str, normalized: &str) -> bool {
+    folder_words(text).any(|w| has_word(normalized, w))
+}
+
+/// The folder words a text may use: its detected language's, or every language's when that
+/// is unclear — a folder word of one language is an everyday word of another ("pasta",
+/// "repertoire").
+pub(crate) fn folder_words(text: &str) -> impl Iterator<Item = &'static String> {
+    let detected = crate::lang::detect(text).map(|l| l.code());
+    crate::text::lexicons()
+        .iter()
+        .filter(move |l| detected.is_none_or(|code| code == l.code))
+        .flat_map(|l| &l.folder_words)
+}
+
+/// A token written like a folder path ("Work/Finance", "Archive/2025", "仕事/財務"), trimmed of
+/// the punctuation around it: two or more parts of at least two characters, one of them
+/// capitalised or a number, no dot and no scheme — "and/or", "w/o", "km/h" and
+/// "example.com/docs" are not places.
+fn folder_path(token: &str) -> Option<&str> {
     let token = token.trim_matches(|c: char| !c.is_alphanumeric() && c != '/');
     if token.starts_with('#') || token.contains("://") || token.contains('.') {
-        return false;
+        return None;
     }
     let parts: Vec<&str> = token.split('/').filter(|p| !p.is_empty()).collect();
-    parts.len() >= 2
+    let place = parts.len() >= 2
         && parts.iter().all(|p| p.chars().count() >= 2)
         && parts.iter().any(|p| {
             p.chars()
                 .next()
                 .is_some_and(|c| c.is_numeric() || (c.is_alphabetic() && !c.is_lowercase()))
-        })
+        });
+    place.then_some(token)
 }
 
 #[cfg(test)]

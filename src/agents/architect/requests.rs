@@ -85,17 +85,6 @@ pub(crate) fn proposal(ctx: &Ctx, folders: &[String]) -> NativeOutput {
     }
 }
 
-/// The folders under `dir`, down to `depth` levels.
-fn folders_under(ctx: &Ctx, dir: &str, depth: usize, out: &mut Vec<String>) {
-    if depth == 0 {
-        return;
-    }
-    for d in ctx.gate.subdirs(dir) {
-        folders_under(ctx, &d, depth - 1, out);
-        out.push(d);
-    }
-}
-
 /// The existing home `name` means, `(kind, folder)`: an area, then a project, of that name
 /// in any case or spacing; else any folder of the vault of that name (the user's own tree).
 pub(crate) fn find_home(ctx: &Ctx, name: &str) -> Option<(String, String)> {
@@ -106,7 +95,7 @@ pub(crate) fn find_home(ctx: &Ctx, name: &str) -> Option<(String, String)> {
         }
     }
     let mut all = Vec::new();
-    folders_under(ctx, "", 4, &mut all);
+    common::folders_under(ctx, "", 4, &mut all);
     all.sort_by_key(|d| d.matches('/').count());
     let leaves: Vec<String> = all
         .iter()

@@ -4,6 +4,7 @@ mod homeless;
 pub mod into;
 mod keys;
 mod model;
+mod named;
 mod report;
 mod scope;
 mod triage;
@@ -45,15 +46,18 @@ impl SorterMode {
     }
 }
 
-/// The sorter agent: triage, or one of its modes. Handed work by another agent, the step has
-/// no mode (the user's words were for the other agent) and the sorter files what that
-/// request created.
+/// The sorter agent: triage, or one of its modes; a request naming one note and a place for
+/// it moves that note ([`named`]). Handed work by another agent, the step has no mode (the
+/// user's words were for the other agent) and the sorter files what that request created.
 pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
     match SorterMode::from_slug(ctx.mode()) {
         SorterMode::ProjectPulse => Ok(project_pulse(ctx)),
         SorterMode::PriorityTriage => Ok(priority_triage(ctx)),
         SorterMode::SmartBatch => smart_batch(ctx),
-        SorterMode::Triage => triage(ctx, "sorter"),
+        SorterMode::Triage => match named::asked(ctx) {
+            Some(asked) => named::run(ctx, &asked),
+            None => triage(ctx, "sorter"),
+        },
     }
 }
 

@@ -1,0 +1,442 @@
+//! "move [[Q3 budget draft]] to Work/Finance", "manda a nota [[Orçamento]] pra pasta Casa": a
+//! request that names one note by its link and a place for it (the routing rule "a note and a
+//! place", `crate::dispatch::intent::note_and_place`) moves that note there, from wherever it
+//! is, and files nothing else: the user asked about one note, not the inbox.
+//!
+//! The place is a path written in the request (an existing folder, or a new one the user
+//! names), else the one folder of the vault whose name the request holds. Where that is not
+//! one folder — two of the same name, two names, none — nothing moves and the answer says what
+//! to write. The move goes through the gate like any filing: links kept, journaled, undoable;
+//! a guessed route only plans it.
+
+use crate::agents::{Ctx, NativeOutput, common};
+use crate::dispatch::intent::{self, NoteAndPlace};
+use crate::dispatch::mode::has_phrase;
+use crate::gate::GateError;
+use crate::text::{is_unspaced_script, normalize, words};
+use crate::tr;
+use crate::vault::Note;
+use crate::vault::resolve::Resolution;
+
+/// How deep the vault's folders are looked at for a name.
+const FOLDER_DEPTH: usize = 8;
+
+/// Where the request puts its note.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Place {
+    /// An existing folder of the vault.
+    Folder(String),
+    /// A folder the request writes as a path and the vault does not have yet.
+    New(String),
+    /// The note is already in the one folder the request names.
+    Already(String),
+    /// Several folders fit what the request says.
+    Several(Vec<String>),
+    /// No folder of the vault is named, and no path is written.
+    Unnamed,
+}
+
+/// The request's note and place, when the step is the sorter asked directly (not handed work
+/// by another agent, not `crew triage --into`) and the message tells rather than asks.
+pub(super) fn asked(ctx: &Ctx) -> Option<NoteAndPlace> {
+    if ctx.step.suggested_by.is_some() || ctx.file_into.is_some() {
+        return None;
+    }
+    let message = &ctx.step.message;
+    if intent::is_question(message) {
+        return None;
+    }
+    intent::note_and_place(message)
+}
+
+/// Moves the note the request names to the place it names, or says why not.
+pub(super) fn run(ctx: &mut Ctx, asked: &NoteAndPlace) -> Result<NativeOutput, GateError> {
+    let l = ctx.lang;
+    let note = match find_note(ctx, &asked.target) {
+        Ok(note) => note,
+        Err(text) => return Ok(answer(text, &asked.target, true)),
+    };
+    let mut folders = Vec::new();
+    common::folders_under(ctx, "", FOLDER_DEPTH, &mut folders);
+    let file_name = note
+        .path
+        .rsplit('/')
+        .next()
+        .unwrap_or(&note.path)
+        .to_string();
+    let text = match choose(asked, &folders, note.folder()) {
+        Place::Folder(dest) | Place::New(dest) => {
+            let wanted = format!("{dest}/{file_name}");
+            match ctx.gate.move_file(&note.path, &wanted) {
+                Ok(outcome) => {
+                    let links: usize = outcome.rewritten.iter().map(|(_, n)| n).sum();
+                    ctx.log
+                        .push(format!("moved {} → {}", outcome.from, outcome.to));
+                    let mut text = tr!(
+                        l,
+                        "sorter.move.done",
+                        note = note.name(),
+                        from = &outcome.from,
+                        to = &outcome.to
+                    );
+                    if outcome.to != wanted {
+                        text.push_str(&tr!(l, "sorter.move.clash", wanted = &wanted));
+                    }
+                    if links > 0 {
+                        text.push_str(&tr!(
+                            l,
+                            "sorter.move.links",
+                            links = links,
+                            notes = outcome.rewritten.len()
+                        ));
+                    }
+                    return Ok(NativeOutput {
+                        text,
+                        postit: format!(
+                            "moved {} → {} on {}",
+                            outcome.from,
+                            outcome.to,
+                            ctx.today()
+                        ),
+                        attention: false,
+                    });
+                }
+                Err(e) => tr!(
+                    l,
+                    "sorter.move.refused",
+                    note = note.name(),
+                    to = &wanted,
+                    why = e.to_string()
+                ),
+            }
+        }
+        Place::Already(dest) => tr!(l, "sorter.move.already", note = note.name(), folder = &dest),
+        Place::Several(found) => tr!(
+            l,
+            "sorter.move.several",
+            note = note.name(),
+            folders = found.join(", "),
+            example = format!("move [[{}]] to {}/", note.name(), found[0])
+        ),
+        Place::Unnamed => tr!(
+            l,
+            "sorter.move.no_folder",
+            note = note.name(),
+            example = format!("move [[{}]] to Folder/Sub", note.name())
+        ),
+    };
+    Ok(answer(text, &asked.target, true))
+}
+
+/// The note a link names, or what to say when it names none or several.
+fn find_note(ctx: &Ctx, target: &str) -> Result<Note, String> {
+    let l = ctx.lang;
+    let vault = ctx.gate.vault();
+    match vault.files.resolve("", target) {
+        Resolution::File {
+            id,
+            ambiguous: false,
+        } => vault
+            .note_of_file(id)
+            .map(|i| vault.notes[i].clone())
+            .ok_or_else(|| tr!(l, "sorter.move.no_note", note = target)),
+        Resolution::File {
+            ambiguous: true, ..
+        } => {
+            let mut same: Vec<&str> = vault
+                .notes
+                .iter()
+                .filter(|n| n.name().eq_ignore_ascii_case(target))
+                .map(|n| n.path.as_str())
+                .collect();
+            same.sort_unstable();
+            Err(tr!(
+                l,
+                "sorter.move.ambiguous_note",
+                note = target,
+                paths = same.join(", ")
+            ))
+        }
+        _ => Err(tr!(l, "sorter.move.no_note", note = target)),
+    }
+}
+
+/// An answer that moved nothing.
+fn answer(text: String, note: &str, attention: bool) -> NativeOutput {
+    NativeOutput {
+        text,
+        postit: format!("asked to move [[{note}]]; nothing moved"),
+        attention,
+    }
+}
+
+/// Where the request puts a note now in folder `current`, among the vault's `folders`: a
+/// path it writes (an existing folder in any case, or one the path ends, else a new one),
+/// else the folders whose name it holds as words — the one written beside a folder word
+/// ("the Recipes folder", "pasta Casa") when several are — less the note's own folder and
+/// those above it, which a request names as where the note comes from.
+pub(super) fn choose(asked: &NoteAndPlace, folders: &[String], current: &str) -> Place {
+    let is_source = |f: &str| {
+        let f = f.to_lowercase();
+        let current = current.to_lowercase();
+        current == f || current.starts_with(&format!("{f}/"))
+    };
+    let mut found: Vec<Place> = Vec::new();
+    for path in &asked.paths {
+        let path = path.trim_matches('/');
+        let lower = path.to_lowercase();
+        let exact: Vec<&String> = folders
+            .iter()
+            .filter(|f| f.to_lowercase() == lower)
+            .collect();
+        let ending: Vec<&String> = folders
+            .iter()
+            .filter(|f| ends_with_parts(f, path))
+            .collect();
+        let place = match (exact.as_slice(), ending.as_slice()) {
+            ([one], _) | ([], [one]) => Place::Folder((*one).clone()),
+            ([], []) => Place::New(path.to_string()),
+            (_, several) => Place::Several(several.iter().map(|f| (*f).clone()).collect()),
+        };
+        found.push(place);
+    }
+    if found.is_empty() {
+        let named: Vec<&String> = folders
+            .iter()
+            .filter(|f| name_forms(f).iter().any(|n| holds(&asked.rest, n)))
+            .collect();
+        // a name written inside a longer one that is named too counts for the longer one
+        // ("Finance" in "Finance Reports")
+        let longest: Vec<&String> = named
+            .iter()
+            .copied()
+            .filter(|f| {
+                let leaf = leaf_of(f);
+                !named.iter().any(|g| {
+                    let other = leaf_of(g);
+                    other.len() > leaf.len() && has_phrase(&other, &leaf)
+                })
+            })
+            .collect();
+        let beside: Vec<&String> = longest
+            .iter()
+            .copied()
+            .filter(|f| beside_folder_word(&asked.rest, f))
+            .collect();
+        let chosen = if beside.len() == 1 { beside } else { longest };
+        found = chosen
+            .into_iter()
+            .map(|f| Place::Folder(f.clone()))
+            .collect();
+    }
+    // the note's own folder, or one above it, named beside another is where it comes from
+    let (sources, targets): (Vec<Place>, Vec<Place>) = found
+        .into_iter()
+        .partition(|p| matches!(p, Place::Folder(f) if is_source(f)));
+    match (targets.as_slice(), sources.as_slice()) {
+        ([one], _) => one.clone(),
+        ([], [Place::Folder(f)]) if f.eq_ignore_ascii_case(current) => Place::Already(f.clone()),
+        ([], [one]) => one.clone(),
+        ([], []) => Place::Unnamed,
+        (several, _) => Place::Several(
+            several
+                .iter()
+                .chain(if several.is_empty() {
+                    &sources[..]
+                } else {
+                    &[]
+                })
+                .flat_map(|p| match p {
+                    Place::Folder(f) | Place::New(f) => vec![f.clone()],
+                    Place::Several(fs) => fs.clone(),
+                    _ => Vec::new(),
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// Whether a folder's path ends with the written one, part by part, each part named as a
+/// request may name it ("Areas/Finance" ends "02-Areas/Finance").
+fn ends_with_parts(folder: &str, written: &str) -> bool {
+    let have: Vec<&str> = folder.split('/').collect();
+    let want: Vec<&str> = written.split('/').filter(|p| !p.is_empty()).collect();
+    want.len() <= have.len()
+        && have[have.len() - want.len()..]
+            .iter()
+            .zip(&want)
+            .all(|(h, w)| {
+                let w = normalize(w);
+                leaf_of(h) == w || name_forms(h).contains(&w)
+            })
+}
+
+/// A folder's last name, normalized.
+fn leaf_of(folder: &str) -> String {
+    normalize(folder.rsplit('/').next().unwrap_or(folder))
+}
+
+/// The names a request may call a folder by: its last name, and that name without a leading
+/// number ("02-Areas" → "areas", "1. Projects" → "projects").
+fn name_forms(folder: &str) -> Vec<String> {
+    let leaf = leaf_of(folder);
+    let mut out = vec![leaf.clone()];
+    let bare: Vec<&str> = words(&leaf)
+        .skip_while(|w| w.chars().all(|c| c.is_ascii_digit()))
+        .collect();
+    let bare = bare.join(" ");
+    if !bare.is_empty() && bare != leaf {
+        out.push(bare);
+    }
+    out.retain(|n| !n.is_empty() && !n.chars().all(|c| c.is_ascii_digit()));
+    out
+}
+
+/// Whether normalized text holds a normalized name: as whole words, or anywhere for a name in
+/// a script written without spaces.
+fn holds(text: &str, name: &str) -> bool {
+    if name.chars().any(is_unspaced_script) {
+        text.contains(name)
+    } else {
+        has_phrase(text, name)
+    }
+}
+
+/// Whether the request writes the folder's name right beside one of its folder words ("the
+/// Recipes folder", "pasta Casa", "仕事フォルダ").
+fn beside_folder_word(text: &str, folder: &str) -> bool {
+    name_forms(folder).iter().any(|name| {
+        intent::folder_words(text).any(|w| {
+            let w = normalize(w);
+            [
+                format!("{name} {w}"),
+                format!("{w} {name}"),
+                format!("{name}{w}"),
+            ]
+            .iter()
+            .any(|p| holds(text, p))
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn place(message: &str, folders: &[&str], current: &str) -> Place {
+        let asked = intent::note_and_place(message).expect("a note and a place");
+        let folders: Vec<String> = folders.iter().map(|f| f.to_string()).collect();
+        choose(&asked, &folders, current)
+    }
+
+    const TREE: &[&str] = &[
+        "00-Inbox",
+        "01-Projects",
+        "02-Areas",
+        "02-Areas/Finance",
+        "02-Areas/Home",
+        "03-Resources",
+        "03-Resources/Recipes",
+        "04-Archive",
+        "04-Archive/2025",
+        "Work",
+        "Work/Finance",
+    ];
+
+    #[test]
+    fn a_written_path_is_the_folder_it_names_or_ends_or_a_new_one() {
+        assert_eq!(
+            place("move [[Q3]] to 02-Areas/Finance", TREE, "00-Inbox"),
+            Place::Folder("02-Areas/Finance".into())
+        );
+        assert_eq!(
+            place("move [[Q3]] to Work/finance/", TREE, "00-Inbox"),
+            Place::Folder("Work/Finance".into())
+        );
+        assert_eq!(
+            place("move [[Q3]] to Areas/Finance", TREE, "00-Inbox"),
+            Place::Folder("02-Areas/Finance".into())
+        );
+        assert_eq!(
+            place("move [[Q3]] to Archive/2025", TREE, "00-Inbox"),
+            Place::Folder("04-Archive/2025".into())
+        );
+        assert_eq!(
+            place("move [[Q3]] to Work/Taxes", TREE, "00-Inbox"),
+            Place::New("Work/Taxes".into())
+        );
+    }
+
+    #[test]
+    fn a_folder_named_by_its_name_and_the_one_beside_a_folder_word_when_several() {
+        assert_eq!(
+            place("put [[Pancakes]] in the Recipes folder", TREE, "00-Inbox"),
+            Place::Folder("03-Resources/Recipes".into())
+        );
+        assert_eq!(
+            place("manda a nota [[Obra]] pra pasta Home", TREE, "00-Inbox"),
+            Place::Folder("02-Areas/Home".into())
+        );
+        assert_eq!(
+            place(
+                "move [[Old plan]] to the archive folder",
+                TREE,
+                "01-Projects"
+            ),
+            Place::Folder("04-Archive".into())
+        );
+        // "Finance" names two folders
+        assert!(matches!(
+            place("move [[Q3]] into the Finance folder", TREE, "00-Inbox"),
+            Place::Several(f) if f.len() == 2
+        ));
+        // two names, neither beside the folder word
+        assert!(matches!(
+            place(
+                "file [[Q3]] under Home or Recipes, whichever folder fits",
+                TREE,
+                "00-Inbox"
+            ),
+            Place::Several(_)
+        ));
+        assert_eq!(
+            place("move [[Q3]] to some folder", TREE, "00-Inbox"),
+            Place::Unnamed
+        );
+    }
+
+    #[test]
+    fn the_notes_own_folder_is_where_it_comes_from() {
+        assert_eq!(
+            place(
+                "move [[Q3]] from Projects to the Archive folder",
+                TREE,
+                "01-Projects"
+            ),
+            Place::Folder("04-Archive".into())
+        );
+        assert_eq!(
+            place(
+                "move [[Q3]] from 02-Areas/Finance to Work/Finance",
+                TREE,
+                "02-Areas/Finance"
+            ),
+            Place::Folder("Work/Finance".into())
+        );
+        assert_eq!(
+            place(
+                "put [[Pancakes]] in the Recipes folder",
+                TREE,
+                "03-Resources/Recipes"
+            ),
+            Place::Already("03-Resources/Recipes".into())
+        );
+    }
+
+    #[test]
+    fn names_without_their_numbers() {
+        assert_eq!(name_forms("02-Areas"), ["02 areas", "areas"]);
+        assert_eq!(name_forms("Recipes"), ["recipes"]);
+        assert_eq!(name_forms("2025"), Vec::<String>::new());
+    }
+}

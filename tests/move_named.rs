@@ -1,0 +1,151 @@
+//! "move [[Q3 budget]] to Areas/Finance": a request that names one note by its link and a place
+//! for it moves that note, from wherever it is, through the gate — a guessed route only plans
+//! it, `--yes` makes it, links keep their target, `crew undo` puts it back — and files nothing
+//! else. Where the place is not one folder, nothing moves and the answer says what to write.
+
+mod common;
+
+use common::{crew, snapshot};
+
+/// A numbered vault with a note in a project, a note linking to it by its path, a second
+/// folder called Finance, and an inbox note that must stay where it is.
+fn vault() -> assert_fs::TempDir {
+    common::adopted_vault(&[
+        ("01-Projects/Q3 budget.md", "# Q3 budget\n\nnumbers\n"),
+        (
+            "07-Daily/2026-12-01.md",
+            "see [[01-Projects/Q3 budget]] and [[Q3 budget|the budget]]\n",
+        ),
+        ("02-Areas/Finance/Taxes.md", "taxes\n"),
+        ("03-Resources/Recipes/Pancakes.md", "flour\n"),
+        ("Work/Finance/Payroll.md", "payroll\n"),
+        (
+            "00-Inbox/Loose thought.md",
+            "a loose thought about finance\n",
+        ),
+    ])
+}
+
+fn ask(v: &std::path::Path, args: &[&str]) -> (String, i32) {
+    let out = crew(v).arg("ask").args(args).output().expect("run");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+#[test]
+fn a_guessed_move_plans_and_yes_makes_it_with_links_kept_and_undo_restores() {
+    let v = vault();
+    let root = v.path();
+    let before = snapshot(root);
+    let (text, _) = ask(root, &["move [[Q3 budget]] to Areas/Finance"]);
+    assert!(
+        text.contains("`01-Projects/Q3 budget.md` → `02-Areas/Finance/Q3 budget.md`"),
+        "{text}"
+    );
+    assert!(text.contains("Nothing was written"), "{text}");
+    assert!(root.join("01-Projects/Q3 budget.md").is_file(), "{text}");
+    let after_plan = snapshot(root);
+    for (path, bytes) in &before {
+        if !path.starts_with("Meta/") && !path.starts_with(".crew/") {
+            assert_eq!(
+                after_plan.get(path),
+                Some(bytes),
+                "{path} changed by a plan"
+            );
+        }
+    }
+
+    let (text, _) = ask(root, &["--yes", "move [[Q3 budget]] to Areas/Finance"]);
+    assert!(
+        root.join("02-Areas/Finance/Q3 budget.md").is_file(),
+        "{text}"
+    );
+    assert!(!root.join("01-Projects/Q3 budget.md").exists(), "{text}");
+    let daily = std::fs::read_to_string(root.join("07-Daily/2026-12-01.md")).expect("daily");
+    // the path link now names the note where it is (its name alone is unique)
+    assert!(!daily.contains("01-Projects"), "{daily}");
+    assert!(daily.starts_with("see [[Q3 budget]]"), "{daily}");
+    assert!(daily.contains("[[Q3 budget|the budget]]"), "{daily}");
+    // the inbox was not filed: the request was about one note
+    assert!(root.join("00-Inbox/Loose thought.md").is_file(), "{text}");
+
+    crew(root).arg("undo").assert().success();
+    let undone = snapshot(root);
+    for (path, bytes) in &before {
+        if !path.starts_with("Meta/") && !path.starts_with(".crew/") {
+            assert_eq!(undone.get(path), Some(bytes), "{path} not restored by undo");
+        }
+    }
+    assert!(!root.join("02-Areas/Finance/Q3 budget.md").exists());
+}
+
+#[test]
+fn a_folder_named_by_its_name_in_another_language() {
+    let v = vault();
+    let root = v.path();
+    // the agent's own reading of the place, whatever the router makes of the request
+    let (text, _) = ask(
+        root,
+        &[
+            "--yes",
+            "--agent",
+            "sorter",
+            "manda a nota [[Q3 budget]] pra pasta Recipes",
+        ],
+    );
+    assert!(
+        root.join("03-Resources/Recipes/Q3 budget.md").is_file(),
+        "{text}"
+    );
+    assert!(text.contains("movida"), "answered in Portuguese: {text}");
+}
+
+#[test]
+fn where_the_place_is_not_one_folder_nothing_moves_and_the_answer_says_what_to_write() {
+    let v = vault();
+    let root = v.path();
+    let before = snapshot(root);
+    let notes = |s: &std::collections::BTreeMap<String, Vec<u8>>| -> Vec<String> {
+        s.keys()
+            .filter(|p| !p.starts_with("Meta/") && !p.starts_with(".crew/"))
+            .cloned()
+            .collect()
+    };
+    // two folders are called Finance
+    let (text, _) = ask(
+        root,
+        &["--yes", "move [[Q3 budget]] into the Finance folder"],
+    );
+    assert!(text.contains("02-Areas/Finance, Work/Finance"), "{text}");
+    // no folder of that name
+    let (text, _) = ask(
+        root,
+        &["--yes", "move [[Q3 budget]] into the Garden folder"],
+    );
+    assert!(text.contains("names no folder"), "{text}");
+    // no note of that name
+    let (text, _) = ask(root, &["--yes", "move [[Q4 budget]] to Work/Finance"]);
+    assert!(
+        text.contains("No note of this vault is called Q4 budget"),
+        "{text}"
+    );
+    assert_eq!(notes(&snapshot(root)), notes(&before));
+    assert!(root.join("01-Projects/Q3 budget.md").is_file());
+}
+
+#[test]
+fn a_new_folder_written_as_a_path_is_made() {
+    let v = vault();
+    let root = v.path();
+    let (text, _) = ask(root, &["--yes", "move [[Q3 budget]] to Work/Taxes/2026"]);
+    assert!(
+        root.join("Work/Taxes/2026/Q3 budget.md").is_file(),
+        "{text}"
+    );
+    assert!(
+        text.contains("`01-Projects/Q3 budget.md` → `Work/Taxes/2026/Q3 budget.md`"),
+        "{text}"
+    );
+}
