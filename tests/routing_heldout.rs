@@ -49,11 +49,14 @@ fn measure(crew: &Crew, set: &[Request], label: &str) -> f64 {
     // both sides of a route: how often it is right, and how often crew would act on a wrong
     // one (a decided route runs; a guessed one only plans)
     let (mut acted, mut acted_wrong) = (0, 0);
+    let mut labelled = 0;
     for r in set {
         let route = router.route(crew, &r.text, &[], None);
         let e = per.entry(r.lang.as_str()).or_default();
         e.1 += 1;
-        let right = route.name == r.unit || r.also.contains(&route.name);
+        let as_labelled = route.name == r.unit || r.also.contains(&route.name);
+        let right = as_labelled || any_transcript(&r.unit, &route.name);
+        labelled += usize::from(as_labelled);
         if !route.guessed() {
             acted += 1;
             acted_wrong += usize::from(!right);
@@ -75,13 +78,23 @@ fn measure(crew: &Crew, set: &[Request], label: &str) -> f64 {
         .collect();
     eprintln!(
         "{label}: {right}/{} = {pct:.1} % ({}); decided {acted}, of them wrong {acted_wrong} \
-         ({:.1} % of the set acted on wrongly)\n{}",
+         ({:.1} % of the set acted on wrongly); as labelled {labelled}\n{}",
         set.len(),
         langs.join(", "),
         acted_wrong as f64 * 100.0 / set.len() as f64,
         misses.join("\n")
     );
     pct
+}
+
+/// Whether a route to `routed` serves a request labelled `unit` though it is not that unit:
+/// the transcribe skill serves every kind of transcript — meeting, lecture, podcast, interview,
+/// voice journal, as its definition says (MBIFC routes nearly every transcript to it and keeps
+/// the transcriber agent for edge cases) — so a request its writer gave the transcriber is
+/// served by the skill too. The one-line roles the later writers saw gave the skill meetings
+/// only (docs/routing.md, "The transcript skill").
+fn any_transcript(unit: &str, routed: &str) -> bool {
+    unit == "transcriber" && routed == "transcribe"
 }
 
 /// The share of the set in `file` routed right, which must not fall below `floor` (%).
@@ -131,7 +144,7 @@ fn natural_requests_of_a_third_writer() {
 /// misses are not read.
 #[test]
 fn natural_requests_of_a_fifth_writer() {
-    holds("heldout-5.yaml", "fifth held-out set", 84.0);
+    holds("heldout-5.yaml", "fifth held-out set", 88.0);
 }
 
 /// A sixth set, written on 2026-12-05 by a helper that saw only the units' one-line roles,
@@ -142,7 +155,7 @@ fn natural_requests_of_a_fifth_writer() {
 /// place", 81.6 % once a link's name was no request. Its misses are not read.
 #[test]
 fn natural_requests_of_a_sixth_writer() {
-    holds("heldout-6.yaml", "sixth held-out set", 81.0);
+    holds("heldout-6.yaml", "sixth held-out set", 82.0);
 }
 
 /// A seventh set, written on 2026-12-05 by a helper that saw only the units' one-line roles,
@@ -151,7 +164,7 @@ fn natural_requests_of_a_sixth_writer() {
 /// "a note and a place".
 #[test]
 fn natural_requests_of_a_seventh_writer() {
-    holds("heldout-7.yaml", "seventh held-out set", 73.0);
+    holds("heldout-7.yaml", "seventh held-out set", 76.0);
 }
 
 /// An eighth set, written on 2026-12-05 by a helper that saw only the units' one-line roles,
@@ -160,7 +173,7 @@ fn natural_requests_of_a_seventh_writer() {
 /// of 84) and was not kept (docs/routing.md). Its misses are not read.
 #[test]
 fn natural_requests_of_an_eighth_writer() {
-    holds("heldout-8.yaml", "eighth held-out set", 74.0);
+    holds("heldout-8.yaml", "eighth held-out set", 77.0);
 }
 
 /// A ninth set, written on 2026-12-06 by a helper that saw only the units' one-line roles,
@@ -169,15 +182,16 @@ fn natural_requests_of_an_eighth_writer() {
 /// (docs/routing.md). Its misses are not read.
 #[test]
 fn natural_requests_of_a_ninth_writer() {
-    holds("heldout-9.yaml", "ninth held-out set", 69.0);
+    holds("heldout-9.yaml", "ninth held-out set", 72.0);
 }
 
 /// A tenth set, written on 2026-12-06 by a helper that saw only the units' one-line roles,
-/// never a trigger, vocabulary list, example request or earlier set: 67.3 % when first
-/// measured. Its misses are not read.
+/// never a trigger, vocabulary list, example request or earlier set: 67.3 % as labelled when
+/// first measured, 70.4 % with every transcript the transcribe skill's ([`any_transcript`]).
+/// Its misses are not read.
 #[test]
 fn natural_requests_of_a_tenth_writer() {
-    holds("heldout-10.yaml", "tenth held-out set", 67.0);
+    holds("heldout-10.yaml", "tenth held-out set", 70.0);
 }
 
 /// A development set, written on 2026-12-04 the same way as the second held-out set: read to
@@ -207,15 +221,16 @@ fn development_requests_of_a_fourth_writer() {
 /// with "a note and a place").
 #[test]
 fn development_requests_of_a_fifth_writer() {
-    holds("dev-5.yaml", "third development set", 76.0);
+    holds("dev-5.yaml", "third development set", 79.0);
 }
 
 /// A fourth development set, written on 2026-12-06 by a helper that saw only the units'
 /// one-line roles and was asked for the hard distinctions between units that are easy to
-/// confuse. Measured once as a held-out set before it was read: 76.5 %.
+/// confuse. Measured once as a held-out set before it was read: 76.5 % as labelled, 81.6 %
+/// with every transcript the transcribe skill's.
 #[test]
 fn development_requests_of_a_sixth_writer() {
-    holds("dev-6.yaml", "fourth development set", 76.0);
+    holds("dev-6.yaml", "fourth development set", 81.0);
 }
 
 /// Both sides of the vocabulary learned on 2026-12-05: 84 requests where one of its words is
