@@ -136,16 +136,37 @@ fn where_the_place_is_not_one_folder_nothing_moves_and_the_answer_says_what_to_w
 }
 
 #[test]
-fn a_new_folder_written_as_a_path_is_made() {
+fn a_new_folder_is_made_only_where_its_path_ends_the_request_below_an_existing_one() {
     let v = vault();
     let root = v.path();
     let (text, _) = ask(root, &["--yes", "move [[Q3 budget]] to Work/Taxes/2026"]);
+    assert!(text.contains("no folder `Work/Taxes/2026`"), "{text}");
+    assert!(root.join("01-Projects/Q3 budget.md").is_file(), "{text}");
+    let (text, _) = ask(root, &["--yes", "move [[Q3 budget]] to Work/Tax Returns"]);
+    assert!(text.contains("no folder `Work/Tax`"), "{text}");
+    assert!(!root.join("Work/Tax").exists(), "{text}");
+    let (text, _) = ask(root, &["--yes", "move [[Q3 budget]] to Work/Taxes"]);
+    assert!(root.join("Work/Taxes/Q3 budget.md").is_file(), "{text}");
     assert!(
-        root.join("Work/Taxes/2026/Q3 budget.md").is_file(),
+        text.contains("`01-Projects/Q3 budget.md` → `Work/Taxes/Q3 budget.md`"),
         "{text}"
     );
-    assert!(
-        text.contains("`01-Projects/Q3 budget.md` → `Work/Taxes/2026/Q3 budget.md`"),
-        "{text}"
+}
+
+/// A folder written in lower case names no place to the router, but the sorter knows the
+/// vault's folders: a path that is one of them is where the note goes.
+#[test]
+fn an_existing_folder_written_in_lower_case() {
+    let v = vault();
+    let root = v.path();
+    let (text, _) = ask(
+        root,
+        &[
+            "--yes",
+            "--agent",
+            "sorter",
+            "move [[Q3 budget]] to work/finance",
+        ],
     );
+    assert!(root.join("Work/Finance/Q3 budget.md").is_file(), "{text}");
 }

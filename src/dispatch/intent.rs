@@ -92,15 +92,26 @@ pub(crate) fn files_one_note(message: &str) -> bool {
 pub(crate) struct NoteAndPlace {
     /// The link's target as written: a note's name or a path ("Q3 budget", "Work/Q3 budget").
     pub target: String,
-    /// Tokens outside the link written like folder paths, as written ("Work/Finance").
-    pub paths: Vec<String>,
-    /// The message without the link, normalized: where a folder's name is looked for.
+    /// The message around the link, as written (the link itself a space).
+    pub outside: String,
+    /// Tokens outside the link written like folder paths ("Work/Finance"), each with its byte
+    /// range in `outside`.
+    pub paths: Vec<(String, std::ops::Range<usize>)>,
+    /// `outside`, normalized: where a folder's name is looked for.
     pub rest: String,
+    /// Whether the message names a place by a folder word or a path written like one.
+    pub names_place: bool,
 }
 
 /// The one note a request names by its link and the place it names for it, when it names
 /// both (see [`files_one_note`]).
 pub(crate) fn note_and_place(message: &str) -> Option<NoteAndPlace> {
+    one_linked_note(message).filter(|n| n.names_place)
+}
+
+/// The one note a message names by its link, and what it says around it; none when it names
+/// no note or several.
+pub(crate) fn one_linked_note(message: &str) -> Option<NoteAndPlace> {
     let links = crate::vault::markdown::wikilinks(message);
     let [link] = links.as_slice() else {
         return None;
@@ -111,18 +122,29 @@ pub(crate) fn note_and_place(message: &str) -> Option<NoteAndPlace> {
         &message[..link.span.start],
         &message[link.span.end..]
     );
-    let paths: Vec<String> = outside
-        .split_whitespace()
-        .filter_map(folder_path)
-        .map(str::to_string)
+    let paths: Vec<(String, std::ops::Range<usize>)> = token_spans(&outside)
+        .filter_map(|(token, at)| {
+            folder_path(token).map(|p| {
+                let start = at + token.find(p).unwrap_or(0);
+                (p.to_string(), start..start + p.len())
+            })
+        })
         .collect();
-    let normalized = normalize(&outside);
-    let place = !paths.is_empty() || names_folder_word(&outside, &normalized);
-    place.then(|| NoteAndPlace {
+    let rest = normalize(&outside);
+    let names_place = !paths.is_empty() || names_folder_word(&outside, &rest);
+    Some(NoteAndPlace {
         target: link.target.clone(),
+        outside,
         paths,
-        rest: normalized,
+        rest,
+        names_place,
     })
+}
+
+/// The whitespace-separated tokens of a text with their byte offsets.
+fn token_spans(text: &str) -> impl Iterator<Item = (&str, usize)> {
+    text.split_whitespace()
+        .map(move |t| (t, t.as_ptr() as usize - text.as_ptr() as usize))
 }
 
 /// Whether a text holds a folder word of its own language ("pasta" in Portuguese, not in

@@ -54,8 +54,8 @@ pub fn run(ctx: &mut Ctx) -> Result<NativeOutput, GateError> {
         SorterMode::ProjectPulse => Ok(project_pulse(ctx)),
         SorterMode::PriorityTriage => Ok(priority_triage(ctx)),
         SorterMode::SmartBatch => smart_batch(ctx),
-        SorterMode::Triage => match named::asked(ctx) {
-            Some(asked) => named::run(ctx, &asked),
+        SorterMode::Triage => match named::asked(ctx).and_then(|asked| named::run(ctx, &asked)) {
+            Some(moved) => moved,
             None => triage(ctx, "sorter"),
         },
     }

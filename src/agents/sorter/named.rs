@@ -26,8 +26,12 @@ const FOLDER_DEPTH: usize = 8;
 pub(super) enum Place {
     /// An existing folder of the vault.
     Folder(String),
-    /// A folder the request writes as a path and the vault does not have yet.
+    /// A folder the request writes as a path at its end, one level below a folder the vault
+    /// has: made for the note.
     New(String),
+    /// A path the request writes that is no folder of the vault, and not one crew would make
+    /// (more words follow it, so where it ends is unclear, or its parent is missing too).
+    Missing(String),
     /// The note is already in the one folder the request names.
     Already(String),
     /// Several folders fit what the request says.
@@ -36,8 +40,9 @@ pub(super) enum Place {
     Unnamed,
 }
 
-/// The request's note and place, when the step is the sorter asked directly (not handed work
-/// by another agent, not `crew triage --into`) and the message tells rather than asks.
+/// The request's note and what it says around it, when the step is the sorter asked
+/// directly (not handed work by another agent, not `crew triage --into`), the message tells
+/// rather than asks, and it names exactly one note by its link.
 pub(super) fn asked(ctx: &Ctx) -> Option<NoteAndPlace> {
     if ctx.step.suggested_by.is_some() || ctx.file_into.is_some() {
         return None;
@@ -46,25 +51,39 @@ pub(super) fn asked(ctx: &Ctx) -> Option<NoteAndPlace> {
     if intent::is_question(message) {
         return None;
     }
-    intent::note_and_place(message)
+    intent::one_linked_note(message)
 }
 
-/// Moves the note the request names to the place it names, or says why not.
-pub(super) fn run(ctx: &mut Ctx, asked: &NoteAndPlace) -> Result<NativeOutput, GateError> {
+/// Moves the note the request names to the place it names, or says why not; `None` when the
+/// request names no place at all (no folder word, no path, no folder of the vault), which is a
+/// triage.
+pub(super) fn run(ctx: &mut Ctx, asked: &NoteAndPlace) -> Option<Result<NativeOutput, GateError>> {
+    let mut folders = Vec::new();
+    common::folders_under(ctx, "", FOLDER_DEPTH, &mut folders);
+    let current = find_note(ctx, &asked.target)
+        .map(|n| n.folder().to_string())
+        .unwrap_or_default();
+    let place = choose(asked, &folders, &current);
+    if place == Place::Unnamed && !asked.names_place {
+        return None;
+    }
+    Some(move_to(ctx, asked, place))
+}
+
+/// The move itself, or the answer that says why nothing moved.
+fn move_to(ctx: &mut Ctx, asked: &NoteAndPlace, place: Place) -> Result<NativeOutput, GateError> {
     let l = ctx.lang;
     let note = match find_note(ctx, &asked.target) {
         Ok(note) => note,
         Err(text) => return Ok(answer(text, &asked.target, true)),
     };
-    let mut folders = Vec::new();
-    common::folders_under(ctx, "", FOLDER_DEPTH, &mut folders);
     let file_name = note
         .path
         .rsplit('/')
         .next()
         .unwrap_or(&note.path)
         .to_string();
-    let text = match choose(asked, &folders, note.folder()) {
+    let text = match place {
         Place::Folder(dest) | Place::New(dest) => {
             let wanted = format!("{dest}/{file_name}");
             match ctx.gate.move_file(&note.path, &wanted) {
@@ -110,6 +129,13 @@ pub(super) fn run(ctx: &mut Ctx, asked: &NoteAndPlace) -> Result<NativeOutput, G
                 ),
             }
         }
+        Place::Missing(path) => tr!(
+            l,
+            "sorter.move.missing",
+            note = note.name(),
+            folder = &path,
+            example = format!("move [[{}]] to {path}", note.name())
+        ),
         Place::Already(dest) => tr!(l, "sorter.move.already", note = note.name(), folder = &dest),
         Place::Several(found) => tr!(
             l,
@@ -181,25 +207,17 @@ pub(super) fn choose(asked: &NoteAndPlace, folders: &[String], current: &str) ->
         let current = current.to_lowercase();
         current == f || current.starts_with(&format!("{f}/"))
     };
-    let mut found: Vec<Place> = Vec::new();
-    for path in &asked.paths {
-        let path = path.trim_matches('/');
-        let lower = path.to_lowercase();
-        let exact: Vec<&String> = folders
+    let mut found = written_folders(&asked.outside, folders);
+    for (path, span) in &asked.paths {
+        if found
             .iter()
-            .filter(|f| f.to_lowercase() == lower)
-            .collect();
-        let ending: Vec<&String> = folders
-            .iter()
-            .filter(|f| ends_with_parts(f, path))
-            .collect();
-        let place = match (exact.as_slice(), ending.as_slice()) {
-            ([one], _) | ([], [one]) => Place::Folder((*one).clone()),
-            ([], []) => Place::New(path.to_string()),
-            (_, several) => Place::Several(several.iter().map(|f| (*f).clone()).collect()),
-        };
-        found.push(place);
+            .any(|(_, at)| at.start <= span.start && span.end <= at.end)
+        {
+            continue;
+        }
+        found.push((written_path(path, span.end, asked, folders), span.clone()));
     }
+    let mut found: Vec<Place> = found.into_iter().map(|(p, _)| p).collect();
     if found.is_empty() {
         let named: Vec<&String> = folders
             .iter()
@@ -247,12 +265,95 @@ pub(super) fn choose(asked: &NoteAndPlace, folders: &[String], current: &str) ->
                     &[]
                 })
                 .flat_map(|p| match p {
-                    Place::Folder(f) | Place::New(f) => vec![f.clone()],
+                    Place::Folder(f) | Place::New(f) | Place::Missing(f) => vec![f.clone()],
                     Place::Several(fs) => fs.clone(),
                     _ => Vec::new(),
                 })
                 .collect(),
         ),
+    }
+}
+
+/// The vault's folders whose path the text writes out, spaces and all, whole or by its last
+/// two parts or more ("Me/Coding/Core Computer Science", "Finance/2024"), each with where it
+/// is written; a path written inside a longer one that is written too counts for the longer.
+fn written_folders(outside: &str, folders: &[String]) -> Vec<(Place, std::ops::Range<usize>)> {
+    let lower = outside.to_lowercase();
+    // lowercasing keeps byte offsets only where it keeps lengths; elsewhere nothing is found
+    if lower.len() != outside.len() {
+        return Vec::new();
+    }
+    let bounded = |at: usize, end: usize| {
+        let before = lower[..at].chars().next_back();
+        let after = lower[end..].chars().next();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '/')
+            && !after.is_some_and(|c| c.is_alphanumeric() || c == '/')
+    };
+    let mut hits: Vec<(std::ops::Range<usize>, &String)> = Vec::new();
+    for f in folders {
+        let parts: Vec<&str> = f.split('/').collect();
+        for k in 0..parts.len().saturating_sub(1) {
+            let written = parts[k..].join("/").to_lowercase();
+            for (at, _) in lower.match_indices(&written) {
+                if bounded(at, at + written.len()) {
+                    hits.push((at..at + written.len(), f));
+                }
+            }
+        }
+    }
+    let longest: Vec<&(std::ops::Range<usize>, &String)> = hits
+        .iter()
+        .filter(|(r, _)| {
+            !hits
+                .iter()
+                .any(|(o, _)| o.start <= r.start && r.end <= o.end && o.len() > r.len())
+        })
+        .collect();
+    // one place per span: two folders ending the same way are several
+    let mut spans: Vec<std::ops::Range<usize>> = longest.iter().map(|(r, _)| r.clone()).collect();
+    spans.sort_by_key(|r| (r.start, r.end));
+    spans.dedup();
+    spans
+        .into_iter()
+        .map(|span| {
+            let mut at: Vec<String> = longest
+                .iter()
+                .filter(|(r, _)| *r == span)
+                .map(|(_, f)| (*f).clone())
+                .collect();
+            at.sort();
+            at.dedup();
+            let place = match at.as_slice() {
+                [one] => Place::Folder(one.clone()),
+                _ => Place::Several(at),
+            };
+            (place, span)
+        })
+        .collect()
+}
+
+/// The place a path token names that is not written out as a folder of the vault: the one
+/// folder it ends part by part with numbers optional ("Areas/Finance"), else a new folder
+/// when it ends the request (nothing but punctuation after it) one level below an existing
+/// folder, else a path crew does not make.
+fn written_path(path: &str, end: usize, asked: &NoteAndPlace, folders: &[String]) -> Place {
+    let path = path.trim_matches('/');
+    let ending: Vec<&String> = folders
+        .iter()
+        .filter(|f| ends_with_parts(f, path))
+        .collect();
+    match ending.as_slice() {
+        [one] => return Place::Folder((*one).clone()),
+        [] => {}
+        several => return Place::Several(several.iter().map(|f| (*f).clone()).collect()),
+    }
+    let at_end = asked.outside[end..].chars().all(|c| !c.is_alphanumeric());
+    let parent = path.rsplit_once('/').map_or("", |(p, _)| p);
+    let parent_exists = folders.iter().any(|f| f.eq_ignore_ascii_case(parent));
+    if at_end && parent_exists {
+        Place::New(path.to_string())
+    } else {
+        Place::Missing(path.to_string())
     }
 }
 
@@ -430,6 +531,47 @@ mod tests {
                 "03-Resources/Recipes"
             ),
             Place::Already("03-Resources/Recipes".into())
+        );
+    }
+
+    #[test]
+    fn a_path_with_spaces_is_read_whole_and_a_new_folder_only_at_the_end_below_one_that_exists() {
+        let tree = [
+            "Me",
+            "Me/Coding",
+            "Me/Coding/Core Computer Science",
+            "Me/Coding/Core Computer Science/DBMS",
+            "Me/Coding/Core Computer Science/DBMS/theory",
+            "Me/Coding/Python/theory",
+        ];
+        assert_eq!(
+            place(
+                "move [[MRO]] to Me/Coding/Core Computer Science/DBMS/theory",
+                &tree,
+                "Me/Coding/Python/theory"
+            ),
+            Place::Folder("Me/Coding/Core Computer Science/DBMS/theory".into())
+        );
+        assert_eq!(
+            place(
+                "move [[MRO]] to Me/Coding/Core Computer Science please",
+                &tree,
+                "Me/Coding/Python/theory"
+            ),
+            Place::Folder("Me/Coding/Core Computer Science".into())
+        );
+        // the path goes on with words that name no folder: where it ends is unclear
+        assert_eq!(
+            place("move [[MRO]] to Me/Coding/Tax Returns", &tree, "Me"),
+            Place::Missing("Me/Coding/Tax".into())
+        );
+        assert_eq!(
+            place("move [[MRO]] to Me/Coding/Rust.", &tree, "Me"),
+            Place::New("Me/Coding/Rust".into())
+        );
+        assert_eq!(
+            place("move [[MRO]] to Me/Nowhere/Rust", &tree, "Me"),
+            Place::Missing("Me/Nowhere/Rust".into())
         );
     }
 
