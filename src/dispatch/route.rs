@@ -930,6 +930,13 @@ mod tests {
             assert_eq!(r.name, "sorter", "{msg}");
             assert!(r.reason.contains("a note and a place"), "{}", r.reason);
         }
+        // "put" was the seeker's word (its "where did I put"): a named note is not looked for
+        assert_eq!(route("put [[Callouts]] in the Teams folder").name, "sorter");
+        // unless the message asks
+        assert_eq!(
+            route("where did I put [[Callouts]], in the Teams folder?").name,
+            "seeker"
+        );
         // no place, or the whole inbox: not one note filed
         assert_ne!(route("what did I write in [[Sourdough]]?").name, "sorter");
         assert_eq!(route("triage the inbox").name, "inbox-triage");

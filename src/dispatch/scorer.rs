@@ -313,7 +313,9 @@ impl Scorer {
                 }
             }
             if shape.filing_one_note {
-                if WHOLE_VAULT_ROUTES.contains(&r.name.as_str()) {
+                // the note is already named: unless the message asks, nothing is looked for
+                let looks_for_it = !shape.question && r.name == ANSWERING_AGENT;
+                if WHOLE_VAULT_ROUTES.contains(&r.name.as_str()) || looks_for_it {
                     score *= CAPTURE_IN_QUESTION;
                 } else if r.kind == Kind::Agent && r.name == NOTE_MOVER {
                     score += WHERE_BONUS;
