@@ -241,7 +241,9 @@ pub(super) fn choose(asked: &NoteAndPlace, folders: &[String], current: &str) ->
             .copied()
             .filter(|f| beside_folder_word(&asked.rest, f))
             .collect();
-        let chosen = if beside.len() == 1 { beside } else { longest };
+        // a name alone is an everyday word too ("to", "home", "work"): only one written
+        // beside a folder word is a place
+        let chosen = beside;
         found = chosen
             .into_iter()
             .map(|f| Place::Folder(f.clone()))
@@ -491,15 +493,23 @@ mod tests {
             place("move [[Q3]] into the Finance folder", TREE, "00-Inbox"),
             Place::Several(f) if f.len() == 2
         ));
-        // two names, neither beside the folder word
-        assert!(matches!(
+        // names not beside a folder word are everyday words, not places
+        assert_eq!(
             place(
                 "file [[Q3]] under Home or Recipes, whichever folder fits",
                 TREE,
                 "00-Inbox"
             ),
-            Place::Several(_)
-        ));
+            Place::Unnamed
+        );
+        assert_eq!(
+            place(
+                "move [[Q3]] to Taxes so I can read it at home, no folder",
+                TREE,
+                "00-Inbox"
+            ),
+            Place::Unnamed
+        );
         assert_eq!(
             place("move [[Q3]] to some folder", TREE, "00-Inbox"),
             Place::Unnamed
