@@ -170,3 +170,111 @@ fn an_existing_folder_written_in_lower_case() {
     );
     assert!(root.join("Work/Finance/Q3 budget.md").is_file(), "{text}");
 }
+
+/// A request that names a note and a place but does not ask for the move — it says not to,
+/// says it was done, or asks for something else — moves nothing, even with `--yes`, and says
+/// what to write to move it.
+#[test]
+fn what_is_not_asked_as_a_move_moves_nothing() {
+    let v = vault();
+    let root = v.path();
+    let before = snapshot(root);
+    let notes = |s: &std::collections::BTreeMap<String, Vec<u8>>| -> Vec<(String, Vec<u8>)> {
+        s.iter()
+            .filter(|(p, _)| !p.starts_with("Meta/") && !p.starts_with(".crew/"))
+            .map(|(p, b)| (p.clone(), b.clone()))
+            .collect()
+    };
+    for request in [
+        "don't move [[Q3 budget]] to Work/Finance",
+        "I moved [[Q3 budget]] to Work/Finance",
+        "copy [[Q3 budget]] to Work/Finance",
+        "non spostare [[Q3 budget]] nella cartella Recipes",
+    ] {
+        let (text, _) = ask(root, &["--yes", "--agent", "sorter", request]);
+        assert!(
+            text.contains("[[Q3 budget]]") && !text.contains("→"),
+            "{request}: {text}"
+        );
+        assert_eq!(notes(&snapshot(root)), notes(&before), "{request}: {text}");
+    }
+    let (text, _) = ask(
+        root,
+        &[
+            "--yes",
+            "--agent",
+            "sorter",
+            "copy [[Q3 budget]] to Work/Finance",
+        ],
+    );
+    assert!(
+        text.contains("crew ask \"move [[Q3 budget]] to Work/Finance\""),
+        "{text}"
+    );
+}
+
+/// A path and a folder named beside a folder word that disagree are two places: nothing
+/// moves. A new folder goes below its parent as the vault spells it, and never takes a
+/// name a link cannot reach.
+#[test]
+fn two_places_move_nothing_and_a_new_folder_is_spelled_as_the_vault_does() {
+    let v = vault();
+    let root = v.path();
+    let (text, _) = ask(
+        root,
+        &[
+            "--yes",
+            "move [[Q3 budget]] to the Recipes folder, or Work/Finance",
+        ],
+    );
+    assert!(root.join("01-Projects/Q3 budget.md").is_file(), "{text}");
+    assert!(text.contains("03-Resources/Recipes"), "{text}");
+    let (text, _) = ask(
+        root,
+        &[
+            "--yes",
+            "--agent",
+            "sorter",
+            "move [[Q3 budget]] to Work/Q#4",
+        ],
+    );
+    assert!(root.join("01-Projects/Q3 budget.md").is_file(), "{text}");
+    let (text, _) = ask(
+        root,
+        &[
+            "--yes",
+            "--agent",
+            "sorter",
+            "move [[Q3 budget]] to work/Taxes",
+        ],
+    );
+    assert!(root.join("Work/Taxes/Q3 budget.md").is_file(), "{text}");
+}
+
+/// Two notes named with one place both move; a request that links notes and names no place
+/// files only those notes, never the rest of the inbox.
+#[test]
+fn several_named_notes_move_together_and_a_named_triage_files_only_them() {
+    let v = vault();
+    let root = v.path();
+    let (text, _) = ask(
+        root,
+        &[
+            "--yes",
+            "move [[Q3 budget]] and [[Pancakes]] to Work/Finance",
+        ],
+    );
+    assert!(root.join("Work/Finance/Q3 budget.md").is_file(), "{text}");
+    assert!(root.join("Work/Finance/Pancakes.md").is_file(), "{text}");
+    assert!(root.join("00-Inbox/Loose thought.md").is_file(), "{text}");
+
+    let (text, _) = ask(
+        root,
+        &["--yes", "--agent", "sorter", "file [[Payroll]] please"],
+    );
+    assert!(root.join("00-Inbox/Loose thought.md").is_file(), "{text}");
+    assert!(
+        text.contains("None of the notes this request links"),
+        "{text}"
+    );
+}

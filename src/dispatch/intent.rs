@@ -86,13 +86,13 @@ pub(crate) fn files_one_note(message: &str) -> bool {
     note_and_place(message).is_some()
 }
 
-/// The one note a request names by its link, and what it says of a place for it (see
+/// The notes a request names by their links, and what it says of a place for them (see
 /// [`files_one_note`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct NoteAndPlace {
-    /// The link's target as written: a note's name or a path ("Q3 budget", "Work/Q3 budget").
-    pub target: String,
-    /// The message around the link, as written (the link itself a space).
+    /// The links' targets as written: a note's name or a path ("Q3 budget", "Work/Q3 budget").
+    pub targets: Vec<String>,
+    /// The message around the links, as written (each link a space).
     pub outside: String,
     /// Tokens outside the link written like folder paths ("Work/Finance"), each with its byte
     /// range in `outside`.
@@ -101,27 +101,32 @@ pub(crate) struct NoteAndPlace {
     pub rest: String,
     /// Whether the message names a place by a folder word or a path written like one.
     pub names_place: bool,
+    /// Whether the message asks for the move in so many words ([`asks_to_move`]).
+    pub asks_to_move: bool,
 }
 
 /// The one note a request names by its link and the place it names for it, when it names
 /// both (see [`files_one_note`]).
 pub(crate) fn note_and_place(message: &str) -> Option<NoteAndPlace> {
-    one_linked_note(message).filter(|n| n.names_place)
+    linked_notes(message).filter(|n| n.targets.len() == 1 && n.names_place)
 }
 
-/// The one note a message names by its link, and what it says around it; none when it names
-/// no note or several.
-pub(crate) fn one_linked_note(message: &str) -> Option<NoteAndPlace> {
+/// The notes a message names by their links, and what it says around them; none when it
+/// links no note.
+pub(crate) fn linked_notes(message: &str) -> Option<NoteAndPlace> {
     let links = crate::vault::markdown::wikilinks(message);
-    let [link] = links.as_slice() else {
+    if links.is_empty() {
         return None;
-    };
-    // the link's own text is the note's name, not where it goes
-    let outside = format!(
-        "{} {}",
-        &message[..link.span.start],
-        &message[link.span.end..]
-    );
+    }
+    // a link's own text is a note's name, not where it goes
+    let mut outside = String::with_capacity(message.len());
+    let mut at = 0;
+    for link in &links {
+        outside.push_str(&message[at..link.span.start]);
+        outside.push(' ');
+        at = link.span.end;
+    }
+    outside.push_str(&message[at..]);
     let paths: Vec<(String, std::ops::Range<usize>)> = token_spans(&outside)
         .filter_map(|(token, at)| {
             folder_path(token).map(|p| {
@@ -133,7 +138,8 @@ pub(crate) fn one_linked_note(message: &str) -> Option<NoteAndPlace> {
     let rest = normalize(&outside);
     let names_place = !paths.is_empty() || names_folder_word(&outside, &rest);
     Some(NoteAndPlace {
-        target: link.target.clone(),
+        targets: links.iter().map(|l| l.target.clone()).collect(),
+        asks_to_move: asks_to_move(&outside),
         outside,
         paths,
         rest,
@@ -157,11 +163,45 @@ fn names_folder_word(text: &str, normalized: &str) -> bool {
 /// is unclear — a folder word of one language is an everyday word of another ("pasta",
 /// "repertoire").
 pub(crate) fn folder_words(text: &str) -> impl Iterator<Item = &'static String> {
+    lexicons_of(text).flat_map(|l| &l.folder_words)
+}
+
+/// The lexicons a text may be read with: its detected language's, or every language's when
+/// that is unclear.
+fn lexicons_of(text: &str) -> impl Iterator<Item = &'static crate::text::Lexicon> {
     let detected = crate::lang::detect(text).map(|l| l.code());
     crate::text::lexicons()
         .iter()
         .filter(move |l| detected.is_none_or(|code| code == l.code))
-        .flat_map(|l| &l.folder_words)
+}
+
+/// Whether a request asks for a move in so many words: it opens with a move verb of its
+/// language (after polite words: "please move", "puoi spostare"), ends with one ("… in den
+/// Ordner Archiv verschieben"), or holds one written in a script without spaces
+/// ("…に移動して"); and none of its words turns it around ("don't move", "non spostare").
+/// "I moved [[X]] to A", "copy [[X]] to A" and "[[X]] to A" are not asked moves: crew says
+/// what it would do instead of doing it. `text` is the request with its links taken out, so
+/// a note called "Move plan" asks nothing.
+pub(crate) fn asks_to_move(text: &str) -> bool {
+    let normalized = normalize(text.trim());
+    let holds = |w: &String| {
+        if unspaced(w) {
+            normalized.contains(w.as_str())
+        } else {
+            super::mode::has_phrase(&normalized, w)
+        }
+    };
+    if lexicons_of(text).flat_map(|l| &l.negation_words).any(holds) {
+        return false;
+    }
+    let head = &normalized[super::mode::lead_end(&normalized)..];
+    lexicons_of(text).flat_map(|l| &l.move_words).any(|w| {
+        let w = w.as_str();
+        unspaced(w) && normalized.contains(w)
+            || head == w
+            || head.starts_with(&format!("{w} "))
+            || normalized.ends_with(&format!(" {w}"))
+    })
 }
 
 /// A token written like a folder path ("Work/Finance", "Archive/2025", "仕事/財務"), trimmed of
@@ -224,6 +264,27 @@ mod tests {
             "vorrei un agente mio, mi aiuti a costruirlo?"
         ));
         assert!(!asks_politely("where did I put the note, can you tell?"));
+    }
+
+    #[test]
+    fn a_move_is_asked_by_its_verb_at_the_head_or_end_and_not_turned_around() {
+        let asked = |m: &str| linked_notes(m).is_some_and(|n| n.asks_to_move);
+        assert!(asked("move [[Q3]] to Work/Finance"));
+        assert!(asked("Please move [[Q3]] to Work/Finance"));
+        assert!(asked("can you put [[Q3]] in the Finance folder?"));
+        assert!(asked("Sposta [[Ricetta]] nella cartella Cucina"));
+        assert!(asked("Bitte [[Q3]] in den Ordner Archiv verschieben"));
+        assert!(asked("[[会議メモ]]を仕事フォルダに移動して"));
+        assert!(asked("manda a nota [[Orçamento]] pra pasta Casa"));
+        assert!(!asked("don't move [[Q3]] to Work/Finance"));
+        assert!(!asked("Do not move [[Q3]] to Work/Finance yet"));
+        assert!(!asked("I moved [[Q3]] to Work/Finance"));
+        assert!(!asked("copy [[Q3]] to Work/Finance"));
+        assert!(!asked("rename [[Q3]] to Work/Finance"));
+        assert!(!asked("[[Move plan]] is in Work/Finance"));
+        assert!(!asked("non spostare [[Ricetta]] nella cartella Cucina"));
+        assert!(!asked("[[Q3]] nicht in den Ordner Archiv verschieben"));
+        assert!(!asked("[[会議メモ]]を仕事フォルダに移動しないで"));
     }
 
     #[test]

@@ -40,6 +40,12 @@ pub struct Lexicon {
     /// Words that name a folder ("cartella", "Ordner"): a note named beside one is being filed.
     #[serde(default)]
     pub folder_words: Vec<String>,
+    /// Verbs that ask for a note to be moved ("move", "sposta", "verschieben", "移動").
+    #[serde(default)]
+    pub move_words: Vec<String>,
+    /// Words that turn a request around ("don t", "non", "nicht"): nothing is moved.
+    #[serde(default)]
+    pub negation_words: Vec<String>,
     /// Words a definition's heading holds when the section lists the agent's modes.
     pub mode_headings: Vec<String>,
     /// Words a request may open with before it says what it wants ("please", "per favore"):
@@ -120,6 +126,8 @@ mod tests {
                 &lex.question_words,
                 &lex.locating_words,
                 &lex.folder_words,
+                &lex.move_words,
+                &lex.negation_words,
                 &lex.mode_headings,
             ];
             for w in lists.into_iter().flatten() {

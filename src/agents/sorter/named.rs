@@ -1,7 +1,10 @@
 //! "move [[Q3 budget draft]] to Work/Finance", "manda a nota [[Orçamento]] pra pasta Casa": a
-//! request that names one note by its link and a place for it (the routing rule "a note and a
-//! place", `crate::dispatch::intent::note_and_place`) moves that note there, from wherever it
-//! is, and files nothing else: the user asked about one note, not the inbox.
+//! request that names notes by their links and a place for them (the routing rule "a note and
+//! a place", `crate::dispatch::intent::note_and_place`) moves them there, from wherever they
+//! are, and files nothing else: the user asked about these notes, not the inbox. Only a
+//! request that asks for the move in so many words moves anything
+//! (`crate::dispatch::intent::asks_to_move`); "don't move", "I moved" or "copy" get the plan
+//! in words and what to write.
 //!
 //! The place is a path written in the request (an existing folder, or a new one the user
 //! names), else the one folder of the vault whose name the request holds. Where that is not
@@ -20,6 +23,10 @@ use crate::vault::resolve::Resolution;
 
 /// How deep the vault's folders are looked at for a name.
 const FOLDER_DEPTH: usize = 8;
+
+/// What a new folder's name may not hold: what breaks a link to a note inside it (`# ^ [ ] |`)
+/// or cannot be stored on every system Obsidian syncs to (`: * ? " < > \\`).
+const NOT_IN_NAMES: &[char] = &['#', '^', '[', ']', '|', ':', '*', '?', '"', '<', '>', '\\'];
 
 /// Where the request puts its note.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,9 +47,9 @@ pub(super) enum Place {
     Unnamed,
 }
 
-/// The request's note and what it says around it, when the step is the sorter asked
+/// The request's notes and what it says around them, when the step is the sorter asked
 /// directly (not handed work by another agent, not `crew triage --into`), the message tells
-/// rather than asks, and it names exactly one note by its link.
+/// rather than asks, and it names notes by their links.
 pub(super) fn asked(ctx: &Ctx) -> Option<NoteAndPlace> {
     if ctx.step.suggested_by.is_some() || ctx.file_into.is_some() {
         return None;
@@ -51,31 +58,55 @@ pub(super) fn asked(ctx: &Ctx) -> Option<NoteAndPlace> {
     if intent::is_question(message) {
         return None;
     }
-    intent::one_linked_note(message)
+    intent::linked_notes(message)
 }
 
-/// Moves the note the request names to the place it names, or says why not; `None` when the
+/// Moves the notes the request names to the place it names, or says why not; `None` when the
 /// request names no place at all (no folder word, no path, no folder of the vault), which is a
-/// triage.
+/// triage of those notes.
 pub(super) fn run(ctx: &mut Ctx, asked: &NoteAndPlace) -> Option<Result<NativeOutput, GateError>> {
     let mut folders = Vec::new();
     common::folders_under(ctx, "", FOLDER_DEPTH, &mut folders);
-    let current = find_note(ctx, &asked.target)
-        .map(|n| n.folder().to_string())
-        .unwrap_or_default();
-    let place = choose(asked, &folders, &current);
-    if place == Place::Unnamed && !asked.names_place {
-        return None;
+    let mut outputs = Vec::new();
+    for target in &asked.targets {
+        let current = find_note(ctx, target)
+            .map(|n| n.folder().to_string())
+            .unwrap_or_default();
+        let place = choose(asked, &folders, &current);
+        if place == Place::Unnamed && !asked.names_place {
+            return None;
+        }
+        match move_to(ctx, asked, target, place) {
+            Ok(out) => outputs.push(out),
+            Err(e) => return Some(Err(e)),
+        }
     }
-    Some(move_to(ctx, asked, place))
+    Some(Ok(NativeOutput {
+        text: outputs
+            .iter()
+            .map(|o| o.text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        postit: outputs
+            .iter()
+            .map(|o| o.postit.as_str())
+            .collect::<Vec<_>>()
+            .join("; "),
+        attention: outputs.iter().any(|o| o.attention),
+    }))
 }
 
 /// The move itself, or the answer that says why nothing moved.
-fn move_to(ctx: &mut Ctx, asked: &NoteAndPlace, place: Place) -> Result<NativeOutput, GateError> {
+fn move_to(
+    ctx: &mut Ctx,
+    asked: &NoteAndPlace,
+    target: &str,
+    place: Place,
+) -> Result<NativeOutput, GateError> {
     let l = ctx.lang;
-    let note = match find_note(ctx, &asked.target) {
+    let note = match find_note(ctx, target) {
         Ok(note) => note,
-        Err(text) => return Ok(answer(text, &asked.target, true)),
+        Err(text) => return Ok(answer(text, target, true)),
     };
     let file_name = note
         .path
@@ -84,6 +115,13 @@ fn move_to(ctx: &mut Ctx, asked: &NoteAndPlace, place: Place) -> Result<NativeOu
         .unwrap_or(&note.path)
         .to_string();
     let text = match place {
+        Place::Folder(dest) | Place::New(dest) if !asked.asks_to_move => tr!(
+            l,
+            "sorter.move.unasked",
+            note = note.name(),
+            folder = &dest,
+            example = format!("move [[{}]] to {dest}", note.name())
+        ),
         Place::Folder(dest) | Place::New(dest) => {
             let wanted = format!("{dest}/{file_name}");
             match ctx.gate.move_file(&note.path, &wanted) {
@@ -151,7 +189,7 @@ fn move_to(ctx: &mut Ctx, asked: &NoteAndPlace, place: Place) -> Result<NativeOu
             example = format!("move [[{}]] to Folder/Sub", note.name())
         ),
     };
-    Ok(answer(text, &asked.target, true))
+    Ok(answer(text, target, true))
 }
 
 /// The note a link names, or what to say when it names none or several.
@@ -217,37 +255,20 @@ pub(super) fn choose(asked: &NoteAndPlace, folders: &[String], current: &str) ->
         }
         found.push((written_path(path, span.end, asked, folders), span.clone()));
     }
+    // a folder's name beside a folder word is a place too, wherever a path is written; the
+    // words of a written path are that path's, not names ("the Work/Finance folder")
+    let mut blanked = asked.outside.clone();
+    for (_, span) in &found {
+        if blanked.is_char_boundary(span.start) && blanked.is_char_boundary(span.end) {
+            blanked.replace_range(span.clone(), &" ".repeat(span.len()));
+        }
+    }
     let mut found: Vec<Place> = found.into_iter().map(|(p, _)| p).collect();
-    if found.is_empty() {
-        let named: Vec<&String> = folders
-            .iter()
-            .filter(|f| name_forms(f).iter().any(|n| holds(&asked.rest, n)))
-            .collect();
-        // a name written inside a longer one that is named too counts for the longer one
-        // ("Finance" in "Finance Reports")
-        let longest: Vec<&String> = named
-            .iter()
-            .copied()
-            .filter(|f| {
-                let leaf = leaf_of(f);
-                !named.iter().any(|g| {
-                    let other = leaf_of(g);
-                    other.len() > leaf.len() && has_phrase(&other, &leaf)
-                })
-            })
-            .collect();
-        let beside: Vec<&String> = longest
-            .iter()
-            .copied()
-            .filter(|f| beside_folder_word(&asked.rest, f))
-            .collect();
-        // a name alone is an everyday word too ("to", "home", "work"): only one written
-        // beside a folder word is a place
-        let chosen = beside;
-        found = chosen
-            .into_iter()
-            .map(|f| Place::Folder(f.clone()))
-            .collect();
+    for f in named_beside_folder_word(&normalize(&blanked), folders) {
+        let place = Place::Folder(f.clone());
+        if !found.contains(&place) {
+            found.push(place);
+        }
     }
     // the note's own folder, or one above it, named beside another is where it comes from
     let (sources, targets): (Vec<Place>, Vec<Place>) = found
@@ -274,6 +295,29 @@ pub(super) fn choose(asked: &NoteAndPlace, folders: &[String], current: &str) ->
                 .collect(),
         ),
     }
+}
+
+/// The folders whose name the normalized text writes beside a folder word ("the Recipes
+/// folder", "pasta Casa"); a name written inside a longer one that is named too counts for
+/// the longer one ("Finance" in "Finance Reports"). A name alone is an everyday word too
+/// ("to", "home", "work"): only one beside a folder word is a place.
+fn named_beside_folder_word<'a>(text: &str, folders: &'a [String]) -> Vec<&'a String> {
+    let named: Vec<&String> = folders
+        .iter()
+        .filter(|f| name_forms(f).iter().any(|n| holds(text, n)))
+        .collect();
+    named
+        .iter()
+        .copied()
+        .filter(|f| {
+            let leaf = leaf_of(f);
+            !named.iter().any(|g| {
+                let other = leaf_of(g);
+                other.len() > leaf.len() && has_phrase(&other, &leaf)
+            })
+        })
+        .filter(|f| beside_folder_word(text, f))
+        .collect()
 }
 
 /// The vault's folders whose path the text writes out, spaces and all, whole or by its last
@@ -350,12 +394,14 @@ fn written_path(path: &str, end: usize, asked: &NoteAndPlace, folders: &[String]
         several => return Place::Several(several.iter().map(|f| (*f).clone()).collect()),
     }
     let at_end = asked.outside[end..].chars().all(|c| !c.is_alphanumeric());
-    let parent = path.rsplit_once('/').map_or("", |(p, _)| p);
-    let parent_exists = folders.iter().any(|f| f.eq_ignore_ascii_case(parent));
-    if at_end && parent_exists {
-        Place::New(path.to_string())
-    } else {
-        Place::Missing(path.to_string())
+    let (parent, leaf) = path.rsplit_once('/').unwrap_or(("", path));
+    // the new folder goes below the parent as the vault spells it, and its name must be one
+    // a link can reach and every system can store
+    let parent = folders.iter().find(|f| f.eq_ignore_ascii_case(parent));
+    let storable = !leaf.contains(NOT_IN_NAMES);
+    match parent {
+        Some(parent) if at_end && storable => Place::New(format!("{parent}/{leaf}")),
+        _ => Place::Missing(path.to_string()),
     }
 }
 
@@ -583,6 +629,49 @@ mod tests {
             place("move [[MRO]] to Me/Nowhere/Rust", &tree, "Me"),
             Place::Missing("Me/Nowhere/Rust".into())
         );
+    }
+
+    #[test]
+    fn a_path_and_a_folder_beside_a_folder_word_are_two_places() {
+        assert!(matches!(
+            place(
+                "move [[Q3]] to the Recipes folder, not Work/Finance",
+                TREE,
+                "00-Inbox"
+            ),
+            Place::Several(f) if f.len() == 2
+        ));
+        // the words of the written path are not names of other folders
+        assert_eq!(
+            place("move [[Q3]] to the Work/Finance folder", TREE, "00-Inbox"),
+            Place::Folder("Work/Finance".into())
+        );
+        // the note's own folder beside a folder word is where it comes from
+        assert_eq!(
+            place(
+                "move [[Q3]] from the Projects folder to Work/Finance",
+                TREE,
+                "01-Projects"
+            ),
+            Place::Folder("Work/Finance".into())
+        );
+    }
+
+    #[test]
+    fn a_new_folder_takes_the_vaults_spelling_and_a_name_a_link_can_reach() {
+        assert_eq!(
+            place("move [[Q3]] to work/Taxes", TREE, "00-Inbox"),
+            Place::New("Work/Taxes".into())
+        );
+        for bad in ["Work/Q#4", "Work/a|b", "Work/[draft]", "Work/x^y"] {
+            assert!(
+                matches!(
+                    place(&format!("move [[Q3]] to {bad}"), TREE, "00-Inbox"),
+                    Place::Missing(_)
+                ),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Which inbox notes a triage may file. Asked for by the user (the request's first step: "file
-//! these notes", `crew triage`), the whole inbox. Handed work by another agent — the postman
+//! these notes", `crew triage`), the whole inbox — unless the request links notes ("file
+//! [[Q3 budget]]", "move [[A]] and [[B]] somewhere"): then only those. Handed work by another agent — the postman
 //! saved an email, the scribe captured a note — only the inbox notes this request created: a
 //! request to save or capture never files the rest of the inbox, whatever it holds.
 
@@ -7,18 +8,22 @@ use rustc_hash::FxHashSet;
 
 use crate::agents::Ctx;
 use crate::state::journal::OpKind;
+use crate::tr;
+use crate::vault::resolve::Resolution;
 
 pub(super) enum Scope {
     /// Every note in the inbox.
     Inbox,
     /// The notes this request created (vault paths, lowercase), where they are now.
     Created(FxHashSet<String>),
+    /// The notes the request links (vault paths, lowercase), wherever they are.
+    Named(FxHashSet<String>),
 }
 
 impl Scope {
     pub fn of(ctx: &Ctx) -> Scope {
         if ctx.step.suggested_by.is_none() {
-            return Scope::Inbox;
+            return Scope::named(ctx).unwrap_or(Scope::Inbox);
         }
         // the gate's journal holds every change of this request, earlier agents' too: what
         // they created, followed through any move since
@@ -38,16 +43,47 @@ impl Scope {
         Scope::Created(created)
     }
 
+    /// The notes the request's links reach, when one reaches a note: a link to no note
+    /// ("as in [[a note I have not written]]") names nothing to file.
+    fn named(ctx: &Ctx) -> Option<Scope> {
+        let vault = ctx.gate.vault();
+        let linked: FxHashSet<String> = crate::vault::markdown::wikilinks(&ctx.step.message)
+            .iter()
+            .filter_map(|link| match vault.files.resolve("", &link.target) {
+                Resolution::File { id, .. } => vault.note_of_file(id),
+                _ => None,
+            })
+            .map(|i| vault.notes[i].path.to_lowercase())
+            .collect();
+        (!linked.is_empty()).then_some(Scope::Named(linked))
+    }
+
     /// Whether the inbox note at `path` may be filed.
     pub fn takes(&self, path: &str) -> bool {
         match self {
             Scope::Inbox => true,
-            Scope::Created(paths) => paths.contains(&path.to_lowercase()),
+            Scope::Created(paths) | Scope::Named(paths) => paths.contains(&path.to_lowercase()),
         }
     }
 
     /// Whether only some of the inbox was looked at.
     pub fn is_partial(&self) -> bool {
-        matches!(self, Scope::Created(_))
+        !matches!(self, Scope::Inbox)
+    }
+
+    /// The line that says which notes were looked at.
+    pub fn note(&self, lang: crate::lang::Lang) -> String {
+        match self {
+            Scope::Named(_) => tr!(lang, "triage.named"),
+            _ => tr!(lang, "triage.scoped"),
+        }
+    }
+
+    /// The line that says none of them was in the inbox.
+    pub fn none_note(&self, lang: crate::lang::Lang) -> String {
+        match self {
+            Scope::Named(_) => tr!(lang, "triage.named.none"),
+            _ => tr!(lang, "triage.scoped.none"),
+        }
     }
 }

@@ -100,7 +100,7 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
         t.left = only_named(&mut queue, into);
     }
     if queue.is_empty() && scope.is_partial() {
-        return Ok(nothing_created(ctx));
+        return Ok(nothing_in_scope(ctx, &scope));
     }
     // the vault's own filed notes are the examples: learned once per run, when the first
     // note without explicit evidence needs them
@@ -152,7 +152,7 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
     ctx.handoffs.extend(suggestions(&t));
     let mut text = render(&t, &today, ctx.lang);
     if scope.is_partial() {
-        text.push_str(&tr!(ctx.lang, "triage.scoped"));
+        text.push_str(&scope.note(ctx.lang));
     }
     Ok(NativeOutput {
         attention: t.left.len() > t.left_after_model || !t.mocs_not_written.is_empty(),
@@ -161,10 +161,11 @@ pub(super) fn triage(ctx: &mut Ctx, label: &str) -> Result<NativeOutput, GateErr
     })
 }
 
-/// A hand-off after a request that created no inbox note: nothing of the inbox is filed.
-fn nothing_created(ctx: &Ctx) -> NativeOutput {
+/// A request whose notes are none in the inbox — a hand-off after a request that created
+/// none, or a request linking notes filed already: nothing of the inbox is filed.
+fn nothing_in_scope(ctx: &Ctx, scope: &Scope) -> NativeOutput {
     let mut text = tr!(ctx.lang, "triage.heading", date = ctx.today());
-    text.push_str(&tr!(ctx.lang, "triage.scoped.none"));
+    text.push_str(&scope.none_note(ctx.lang));
     NativeOutput {
         text,
         postit: ctx.postit.clone().unwrap_or_default(),
