@@ -92,7 +92,7 @@ fn a_folder_named_by_its_name_in_another_language() {
             "--yes",
             "--agent",
             "sorter",
-            "manda a nota [[Q3 budget]] pra pasta Recipes",
+            "coloca a nota [[Q3 budget]] na pasta Recipes",
         ],
     );
     assert!(
@@ -257,6 +257,12 @@ fn two_places_move_nothing_and_a_new_folder_is_spelled_as_the_vault_does() {
 fn several_named_notes_move_together_and_a_named_triage_files_only_them() {
     let v = vault();
     let root = v.path();
+    // an inbox note a triage would file, so that leaving it out shows
+    std::fs::write(
+        root.join("00-Inbox/Loose thought.md"),
+        "---\narea: Finance\n---\nfinance\n",
+    )
+    .expect("write");
     let (text, _) = ask(
         root,
         &[
@@ -268,13 +274,63 @@ fn several_named_notes_move_together_and_a_named_triage_files_only_them() {
     assert!(root.join("Work/Finance/Pancakes.md").is_file(), "{text}");
     assert!(root.join("00-Inbox/Loose thought.md").is_file(), "{text}");
 
-    let (text, _) = ask(
-        root,
-        &["--yes", "--agent", "sorter", "file [[Payroll]] please"],
-    );
+    // routed to the triage skill, a linked note outside the inbox files nothing
+    let (text, _) = ask(root, &["--yes", "file [[Payroll]]"]);
     assert!(root.join("00-Inbox/Loose thought.md").is_file(), "{text}");
     assert!(
         text.contains("None of the notes this request links"),
         "{text}"
     );
+    // a link said of the moved notes, or left out, stays where it is
+    let (text, _) = ask(
+        root,
+        &[
+            "--yes",
+            "move [[Payroll]] to 02-Areas/Finance, it is related to [[Taxes]]",
+        ],
+    );
+    assert!(root.join("02-Areas/Finance/Payroll.md").is_file(), "{text}");
+    assert!(root.join("02-Areas/Finance/Taxes.md").is_file(), "{text}");
+    let (text, _) = ask(
+        root,
+        &[
+            "--yes",
+            "--agent",
+            "sorter",
+            "file my notes, except [[Loose thought]]",
+        ],
+    );
+    assert!(root.join("00-Inbox/Loose thought.md").is_file(), "{text}");
+}
+
+/// A folder's name written last as the vault spells it is the place; a request whose place
+/// crew cannot read, for a note outside the inbox, says so instead of filing the inbox.
+#[test]
+fn a_folder_named_last_and_a_place_not_understood() {
+    let v = vault();
+    let root = v.path();
+    let (text, _) = ask(
+        root,
+        &[
+            "--yes",
+            "--agent",
+            "sorter",
+            "move [[Q3 budget]] to Recipes",
+        ],
+    );
+    assert!(
+        root.join("03-Resources/Recipes/Q3 budget.md").is_file(),
+        "{text}"
+    );
+    let (text, _) = ask(
+        root,
+        &[
+            "--yes",
+            "--agent",
+            "sorter",
+            "move [[Payroll]] somewhere nice",
+        ],
+    );
+    assert!(text.contains("names no folder"), "{text}");
+    assert!(root.join("00-Inbox/Loose thought.md").is_file(), "{text}");
 }

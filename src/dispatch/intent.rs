@@ -118,6 +118,12 @@ pub(crate) fn linked_notes(message: &str) -> Option<NoteAndPlace> {
     if links.is_empty() {
         return None;
     }
+    // the notes a request moves are the first link and those listed with it ("[[A]], [[B]]
+    // and [[C]]"); a link further on is said of them ("… it is related to [[D]]")
+    let listed = 1 + links
+        .windows(2)
+        .take_while(|pair| joins(&message[pair[0].span.end..pair[1].span.start]))
+        .count();
     // a link's own text is a note's name, not where it goes
     let mut outside = String::with_capacity(message.len());
     let mut at = 0;
@@ -138,7 +144,7 @@ pub(crate) fn linked_notes(message: &str) -> Option<NoteAndPlace> {
     let rest = normalize(&outside);
     let names_place = !paths.is_empty() || names_folder_word(&outside, &rest);
     Some(NoteAndPlace {
-        targets: links.iter().map(|l| l.target.clone()).collect(),
+        targets: links[..listed].iter().map(|l| l.target.clone()).collect(),
         asks_to_move: asks_to_move(&outside),
         outside,
         paths,
@@ -176,14 +182,25 @@ fn lexicons_of(text: &str) -> impl Iterator<Item = &'static crate::text::Lexicon
 }
 
 /// Whether a request asks for a move in so many words: it opens with a move verb of its
-/// language (after polite words: "please move", "puoi spostare"), ends with one ("… in den
-/// Ordner Archiv verschieben"), or holds one written in a script without spaces
-/// ("…に移動して"); and none of its words turns it around ("don't move", "non spostare").
-/// "I moved [[X]] to A", "copy [[X]] to A" and "[[X]] to A" are not asked moves: crew says
-/// what it would do instead of doing it. `text` is the request with its links taken out, so
-/// a note called "Move plan" asks nothing.
+/// language (after polite words: "please move", "puoi spostare"), ends with one where the
+/// infinitive goes last ("… in den Ordner Archiv verschieben"), or holds one written in a
+/// script without spaces ("…に移動して"); it is no question unless a polite one ("can you
+/// move …?"); and none of its words turns it around or leaves notes out ("don't move",
+/// "non spostare", "except"). "I moved [[X]] to A", "copy [[X]] to A" and "[[X]] to A" are
+/// not asked moves: crew says what it would do instead of doing it. `text` is the request
+/// with its links taken out, so a note called "Move plan" asks nothing.
 pub(crate) fn asks_to_move(text: &str) -> bool {
-    let normalized = normalize(text.trim());
+    let text = super::mode::without_mention(text.trim());
+    if text.contains(['?', '？']) && !asks_politely(text) {
+        return false;
+    }
+    // a path's first part is no verb ("Archive/2025 holds …")
+    let text: Vec<&str> = text
+        .split_whitespace()
+        .map(|t| if t.contains('/') { "_" } else { t })
+        .collect();
+    let text = text.join(" ");
+    let normalized = normalize(&text);
     let holds = |w: &String| {
         if unspaced(w) {
             normalized.contains(w.as_str())
@@ -191,17 +208,34 @@ pub(crate) fn asks_to_move(text: &str) -> bool {
             super::mode::has_phrase(&normalized, w)
         }
     };
-    if lexicons_of(text).flat_map(|l| &l.negation_words).any(holds) {
+    if lexicons_of(&text)
+        .flat_map(|l| &l.negation_words)
+        .any(holds)
+    {
         return false;
     }
     let head = &normalized[super::mode::lead_end(&normalized)..];
-    lexicons_of(text).flat_map(|l| &l.move_words).any(|w| {
+    let opens = lexicons_of(&text).flat_map(|l| &l.move_words).any(|w| {
         let w = w.as_str();
-        unspaced(w) && normalized.contains(w)
-            || head == w
-            || head.starts_with(&format!("{w} "))
-            || normalized.ends_with(&format!(" {w}"))
-    })
+        unspaced(w) && normalized.contains(w) || head == w || head.starts_with(&format!("{w} "))
+    });
+    opens
+        || lexicons_of(&text)
+            .flat_map(|l| &l.move_words_last)
+            .any(|w| normalized.ends_with(&format!(" {w}")))
+}
+
+/// Whether the text between two links joins them in a list: nothing but punctuation and at
+/// most one word that joins ("and", "und", "と").
+fn joins(between: &str) -> bool {
+    let normalized = normalize(between);
+    let mut ands = crate::text::lexicons().iter().flat_map(|l| &l.and_words);
+    let said: Vec<&str> = words(&normalized).collect();
+    match said.as_slice() {
+        [] => true,
+        [one] => ands.any(|a| a == one),
+        _ => false,
+    }
 }
 
 /// A token written like a folder path ("Work/Finance", "Archive/2025", "仕事/財務"), trimmed of
@@ -209,6 +243,11 @@ pub(crate) fn asks_to_move(text: &str) -> bool {
 /// capitalised or a number, no dot and no scheme — "and/or", "w/o", "km/h" and
 /// "example.com/docs" are not places.
 fn folder_path(token: &str) -> Option<&str> {
+    let token = token.trim_matches(|c: char| !c.is_alphanumeric() && c != '/' && c != '.');
+    // a step up or into a hidden folder is a path too, one crew refuses (`..`, `.obsidian`)
+    if token.contains('/') && token.split('/').any(|p| p.starts_with('.')) {
+        return Some(token);
+    }
     let token = token.trim_matches(|c: char| !c.is_alphanumeric() && c != '/');
     if token.starts_with('#') || token.contains("://") || token.contains('.') {
         return None;
@@ -275,7 +314,9 @@ mod tests {
         assert!(asked("Sposta [[Ricetta]] nella cartella Cucina"));
         assert!(asked("Bitte [[Q3]] in den Ordner Archiv verschieben"));
         assert!(asked("[[会議メモ]]を仕事フォルダに移動して"));
-        assert!(asked("manda a nota [[Orçamento]] pra pasta Casa"));
+        assert!(asked("coloca a nota [[Orçamento]] na pasta Casa"));
+        // a verb that sends is said of people too: "manda [[X]] pro João"
+        assert!(!asked("manda a nota [[Orçamento]] pra pasta Casa"));
         assert!(!asked("don't move [[Q3]] to Work/Finance"));
         assert!(!asked("Do not move [[Q3]] to Work/Finance yet"));
         assert!(!asked("I moved [[Q3]] to Work/Finance"));
@@ -285,6 +326,35 @@ mod tests {
         assert!(!asked("non spostare [[Ricetta]] nella cartella Cucina"));
         assert!(!asked("[[Q3]] nicht in den Ordner Archiv verschieben"));
         assert!(!asked("[[会議メモ]]を仕事フォルダに移動しないで"));
+        assert!(!asked("[[会議メモ]]を仕事フォルダに移動しなくていい"));
+        assert!(!asked("[[会議メモ]]を仕事フォルダに移動しました"));
+        assert!(!asked(
+            "Tell me if [[Q3]] belongs in Work/Finance or if that is a bad move"
+        ));
+        assert!(!asked("Transfer/2025 already holds [[Q3]]"));
+        assert!(!asked(
+            "Ich überlege, [[Q3]] in den Ordner Casa zu verschieben"
+        ));
+        assert!(!asked(
+            "move [[Q3]] to Work/Finance or keep it? I am not sure yet"
+        ));
+        assert!(!asked("file my notes, except [[Q3]]"));
+        assert!(asked("Can you move [[Q3]] to Work/Finance?"));
+        assert!(asked("I want you to move [[Q3]] to Work/Finance"));
+        assert!(asked("ok so move [[Q3]] to Work/Finance"));
+        assert!(asked("@sorter move [[Q3]] to Work/Finance"));
+    }
+
+    #[test]
+    fn the_notes_moved_are_the_first_link_and_those_listed_with_it() {
+        let targets = |m: &str| linked_notes(m).map(|n| n.targets).unwrap_or_default();
+        assert_eq!(
+            targets("move [[A]], [[B]] and [[C]] to X/Y"),
+            ["A", "B", "C"]
+        );
+        assert_eq!(targets("[[A]]と[[B]]をXフォルダに移動して"), ["A", "B"]);
+        assert_eq!(targets("move [[A]] to X/Y, it is related to [[B]]"), ["A"]);
+        assert_eq!(targets("move [[A]] to X/Y but not [[B]]"), ["A"]);
     }
 
     #[test]

@@ -202,7 +202,7 @@ pub fn choose(modes: &[ModeDef], message: &str) -> Option<Chosen> {
 }
 
 /// The message without a leading `@agent` or `/skill`, which names the route, not a mode.
-fn without_mention(message: &str) -> &str {
+pub(crate) fn without_mention(message: &str) -> &str {
     match message.strip_prefix(['@', '/']) {
         Some(rest) => rest.trim_start_matches(|c: char| !c.is_whitespace()),
         None => message,

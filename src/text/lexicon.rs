@@ -43,9 +43,16 @@ pub struct Lexicon {
     /// Verbs that ask for a note to be moved ("move", "sposta", "verschieben", "移動").
     #[serde(default)]
     pub move_words: Vec<String>,
-    /// Words that turn a request around ("don t", "non", "nicht"): nothing is moved.
+    /// Move verbs a request ends with where the infinitive goes last ("verschieben").
+    #[serde(default)]
+    pub move_words_last: Vec<String>,
+    /// Words that turn a request around or leave notes out ("don t", "except", "nicht"):
+    /// nothing named is moved.
     #[serde(default)]
     pub negation_words: Vec<String>,
+    /// Words that join notes in a list ("and", "und", "と").
+    #[serde(default)]
+    pub and_words: Vec<String>,
     /// Words a definition's heading holds when the section lists the agent's modes.
     pub mode_headings: Vec<String>,
     /// Words a request may open with before it says what it wants ("please", "per favore"):
@@ -127,7 +134,9 @@ mod tests {
                 &lex.locating_words,
                 &lex.folder_words,
                 &lex.move_words,
+                &lex.move_words_last,
                 &lex.negation_words,
+                &lex.and_words,
                 &lex.mode_headings,
             ];
             for w in lists.into_iter().flatten() {

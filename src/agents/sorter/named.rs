@@ -55,25 +55,30 @@ pub(super) fn asked(ctx: &Ctx) -> Option<NoteAndPlace> {
         return None;
     }
     let message = &ctx.step.message;
-    if intent::is_question(message) {
+    if intent::is_question(message) && !intent::asks_politely(message) {
         return None;
     }
     intent::linked_notes(message)
 }
 
 /// Moves the notes the request names to the place it names, or says why not; `None` when the
-/// request names no place at all (no folder word, no path, no folder of the vault), which is a
-/// triage of those notes.
+/// request names no place at all (no folder word, no path, no folder of the vault) and one of
+/// its notes waits in the inbox, which is a triage of those notes.
 pub(super) fn run(ctx: &mut Ctx, asked: &NoteAndPlace) -> Option<Result<NativeOutput, GateError>> {
     let mut folders = Vec::new();
     common::folders_under(ctx, "", FOLDER_DEPTH, &mut folders);
+    let inbox = format!("{}/", ctx.config.folders.inbox.to_lowercase());
+    let in_inbox = asked
+        .targets
+        .iter()
+        .any(|t| find_note(ctx, t).is_ok_and(|n| n.path.to_lowercase().starts_with(&inbox)));
     let mut outputs = Vec::new();
     for target in &asked.targets {
         let current = find_note(ctx, target)
             .map(|n| n.folder().to_string())
             .unwrap_or_default();
         let place = choose(asked, &folders, &current);
-        if place == Place::Unnamed && !asked.names_place {
+        if place == Place::Unnamed && !asked.names_place && in_inbox {
             return None;
         }
         match move_to(ctx, asked, target, place) {
@@ -234,6 +239,9 @@ fn answer(text: String, note: &str, attention: bool) -> NativeOutput {
     }
 }
 
+/// A place and where the request writes it (a byte offset: only the order counts).
+type Written = (Place, usize);
+
 /// Where the request puts a note now in folder `current`, among the vault's `folders`: a
 /// path it writes (an existing folder in any case, or one the path ends, else a new one),
 /// else the folders whose name it holds as words — the one written beside a folder word
@@ -263,17 +271,33 @@ pub(super) fn choose(asked: &NoteAndPlace, folders: &[String], current: &str) ->
             blanked.replace_range(span.clone(), &" ".repeat(span.len()));
         }
     }
-    let mut found: Vec<Place> = found.into_iter().map(|(p, _)| p).collect();
-    for f in named_beside_folder_word(&normalize(&blanked), folders) {
+    let mut found: Vec<Written> = found.into_iter().map(|(p, at)| (p, at.start)).collect();
+    let beside = named_beside_folder_word(&normalize(&blanked), folders);
+    let lower = blanked.to_lowercase();
+    for f in beside.into_iter().chain(named_at_end(&blanked, folders)) {
         let place = Place::Folder(f.clone());
-        if !found.contains(&place) {
-            found.push(place);
+        if !found.iter().any(|(p, _)| *p == place) {
+            // where its name is written last, in any of its forms; only an order is needed
+            let leaf = f.rsplit('/').next().unwrap_or(f).to_lowercase();
+            let at = std::iter::once(leaf)
+                .chain(name_forms(f))
+                .filter_map(|n| lower.rfind(&n))
+                .max();
+            found.push((place, at.unwrap_or(0)));
         }
     }
-    // the note's own folder, or one above it, named beside another is where it comes from
-    let (sources, targets): (Vec<Place>, Vec<Place>) = found
+    // the note's own folder, or one above it, named before another is where it comes from;
+    // named after it, the request and the vault disagree on where the note is
+    let (sources, targets): (Vec<Written>, Vec<Written>) = found
         .into_iter()
-        .partition(|p| matches!(p, Place::Folder(f) if is_source(f)));
+        .partition(|(p, _)| matches!(p, Place::Folder(f) if is_source(f)));
+    let first_target = targets.iter().map(|(_, at)| *at).min();
+    let backwards = first_target.is_some_and(|t| sources.iter().any(|(_, at)| *at > t));
+    let mut targets: Vec<Place> = targets.into_iter().map(|(p, _)| p).collect();
+    let sources: Vec<Place> = sources.into_iter().map(|(p, _)| p).collect();
+    if backwards {
+        targets.extend(sources.iter().cloned());
+    }
     match (targets.as_slice(), sources.as_slice()) {
         ([one], _) => one.clone(),
         ([], [Place::Folder(f)]) if f.eq_ignore_ascii_case(current) => Place::Already(f.clone()),
@@ -317,6 +341,38 @@ fn named_beside_folder_word<'a>(text: &str, folders: &'a [String]) -> Vec<&'a St
             })
         })
         .filter(|f| beside_folder_word(text, f))
+        .collect()
+}
+
+/// The folders whose name ends the text as the vault spells it, capitals and all ("move
+/// [[Reader]] to Obsidian Publish"): written last and exactly, a folder's name is where the
+/// note goes, where the same word in lower case inside a sentence is an everyday word.
+fn named_at_end<'a>(text: &str, folders: &'a [String]) -> Vec<&'a String> {
+    let text = text.trim_end_matches(|c: char| !c.is_alphanumeric());
+    folders
+        .iter()
+        .map(|f| (f, f.rsplit('/').next().unwrap_or(f)))
+        .filter(|(_, leaf)| {
+            leaf.chars().any(char::is_uppercase)
+                && text.strip_suffix(leaf).is_some_and(|before| {
+                    before.is_empty() || before.ends_with(char::is_whitespace)
+                })
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .fold(
+            Vec::new(),
+            |mut longest: Vec<(&String, &str)>, (f, leaf)| {
+                // "Contributing to Obsidian" is written, not "Obsidian"
+                if longest.iter().all(|(_, l)| l.len() <= leaf.len()) {
+                    longest.retain(|(_, l)| l.len() == leaf.len());
+                    longest.push((f, leaf));
+                }
+                longest
+            },
+        )
+        .into_iter()
+        .map(|(f, _)| f)
         .collect()
 }
 
@@ -473,7 +529,7 @@ mod tests {
     use super::*;
 
     fn place(message: &str, folders: &[&str], current: &str) -> Place {
-        let asked = intent::note_and_place(message).expect("a note and a place");
+        let asked = intent::linked_notes(message).expect("a linked note");
         let folders: Vec<String> = folders.iter().map(|f| f.to_string()).collect();
         choose(&asked, &folders, current)
     }
@@ -658,6 +714,27 @@ mod tests {
     }
 
     #[test]
+    fn a_source_named_after_the_destination_is_a_disagreement() {
+        // the note is in 02-Areas/Finance, the request says it is in Work/Finance
+        assert!(matches!(
+            place(
+                "move [[Q3]] from Work/Finance to 02-Areas/Finance",
+                TREE,
+                "02-Areas/Finance"
+            ),
+            Place::Several(f) if f.len() == 2
+        ));
+        assert!(matches!(
+            place(
+                "move [[Q3]] from the Projects folder to the Archive folder",
+                TREE,
+                "04-Archive/2025"
+            ),
+            Place::Several(_)
+        ));
+    }
+
+    #[test]
     fn a_new_folder_takes_the_vaults_spelling_and_a_name_a_link_can_reach() {
         assert_eq!(
             place("move [[Q3]] to work/Taxes", TREE, "00-Inbox"),
@@ -672,6 +749,39 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn a_folder_named_last_as_the_vault_spells_it() {
+        assert_eq!(
+            place("move [[Q3]] to 04-Archive", TREE, "00-Inbox"),
+            Place::Folder("04-Archive".into())
+        );
+        assert_eq!(
+            place("move [[Q3]] to Recipes.", TREE, "00-Inbox"),
+            Place::Folder("03-Resources/Recipes".into())
+        );
+        assert!(matches!(
+            place("move [[Q3]] to Finance", TREE, "00-Inbox"),
+            Place::Several(f) if f.len() == 2
+        ));
+        assert_eq!(
+            place(
+                "move [[Q3]] to Contributing to Obsidian",
+                &["Obsidian", "Contributing to Obsidian"],
+                "Obsidian"
+            ),
+            Place::Folder("Contributing to Obsidian".into())
+        );
+        // in lower case, or not last, the word is the sentence's
+        assert_eq!(
+            place("move [[Q3]] to work", TREE, "00-Inbox"),
+            Place::Unnamed
+        );
+        assert_eq!(
+            place("move [[Q3]] to Recipes I think, or not", TREE, "00-Inbox"),
+            Place::Unnamed
+        );
     }
 
     #[test]

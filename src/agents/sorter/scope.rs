@@ -1,6 +1,7 @@
 //! Which inbox notes a triage may file. Asked for by the user (the request's first step: "file
 //! these notes", `crew triage`), the whole inbox — unless the request links notes ("file
-//! [[Q3 budget]]", "move [[A]] and [[B]] somewhere"): then only those. Handed work by another agent — the postman
+//! [[Q3 budget]]", "move [[A]] and [[B]] somewhere"): then only those, or all but those when
+//! it does not ask for them ("file my notes except [[A]]"). Handed work by another agent — the postman
 //! saved an email, the scribe captured a note — only the inbox notes this request created: a
 //! request to save or capture never files the rest of the inbox, whatever it holds.
 
@@ -18,6 +19,8 @@ pub(super) enum Scope {
     Created(FxHashSet<String>),
     /// The notes the request links (vault paths, lowercase), wherever they are.
     Named(FxHashSet<String>),
+    /// Every note in the inbox but those the request links and does not ask to file.
+    Except(FxHashSet<String>),
 }
 
 impl Scope {
@@ -43,11 +46,13 @@ impl Scope {
         Scope::Created(created)
     }
 
-    /// The notes the request's links reach, when one reaches a note: a link to no note
-    /// ("as in [[a note I have not written]]") names nothing to file.
+    /// The notes the request's links reach, when one reaches a note: the notes to file when
+    /// the request asks for them in so many words ("file [[A]]"), else notes left out ("file
+    /// my notes except [[A]]", "don't move [[A]]"). A link to no note names nothing.
     fn named(ctx: &Ctx) -> Option<Scope> {
         let vault = ctx.gate.vault();
-        let linked: FxHashSet<String> = crate::vault::markdown::wikilinks(&ctx.step.message)
+        let message = &ctx.step.message;
+        let linked: FxHashSet<String> = crate::vault::markdown::wikilinks(message)
             .iter()
             .filter_map(|link| match vault.files.resolve("", &link.target) {
                 Resolution::File { id, .. } => vault.note_of_file(id),
@@ -55,7 +60,15 @@ impl Scope {
             })
             .map(|i| vault.notes[i].path.to_lowercase())
             .collect();
-        (!linked.is_empty()).then_some(Scope::Named(linked))
+        if linked.is_empty() {
+            return None;
+        }
+        let asked = crate::dispatch::intent::linked_notes(message).is_some_and(|n| n.asks_to_move);
+        Some(if asked {
+            Scope::Named(linked)
+        } else {
+            Scope::Except(linked)
+        })
     }
 
     /// Whether the inbox note at `path` may be filed.
@@ -63,12 +76,14 @@ impl Scope {
         match self {
             Scope::Inbox => true,
             Scope::Created(paths) | Scope::Named(paths) => paths.contains(&path.to_lowercase()),
+            Scope::Except(paths) => !paths.contains(&path.to_lowercase()),
         }
     }
 
-    /// Whether only some of the inbox was looked at.
+    /// Whether only some of the inbox was looked at: the notes of one request, not the
+    /// inbox less a few.
     pub fn is_partial(&self) -> bool {
-        !matches!(self, Scope::Inbox)
+        matches!(self, Scope::Created(_) | Scope::Named(_))
     }
 
     /// The line that says which notes were looked at.
