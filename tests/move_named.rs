@@ -301,6 +301,42 @@ fn several_named_notes_move_together_and_a_named_triage_files_only_them() {
         ],
     );
     assert!(root.join("00-Inbox/Loose thought.md").is_file(), "{text}");
+    // a link not asked for files nothing at all, nor the rest of the inbox
+    std::fs::write(
+        root.join("00-Inbox/Other.md"),
+        "---\narea: Finance\n---\nx\n",
+    )
+    .expect("write");
+    for unasked in [
+        "don't move [[Loose thought]] anywhere",
+        "is [[Loose thought]] filed?",
+        "move [[Loose thought]] to reading",
+    ] {
+        let (text, _) = ask(root, &["--yes", "--agent", "sorter", unasked]);
+        assert!(
+            root.join("00-Inbox/Loose thought.md").is_file(),
+            "{unasked}: {text}"
+        );
+        assert!(
+            root.join("00-Inbox/Other.md").is_file(),
+            "{unasked}: {text}"
+        );
+    }
+    // the note alone and a verb: that note is filed, and only it
+    let (text, _) = ask(
+        root,
+        &[
+            "--yes",
+            "--agent",
+            "sorter",
+            "file [[Loose thought]] please",
+        ],
+    );
+    assert!(
+        root.join("02-Areas/Finance/Loose thought.md").is_file(),
+        "{text}"
+    );
+    assert!(root.join("00-Inbox/Other.md").is_file(), "{text}");
 }
 
 /// A folder's name written last as the vault spells it is the place; a request whose place

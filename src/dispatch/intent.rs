@@ -145,7 +145,7 @@ pub(crate) fn linked_notes(message: &str) -> Option<NoteAndPlace> {
     let names_place = !paths.is_empty() || names_folder_word(&outside, &rest);
     Some(NoteAndPlace {
         targets: links[..listed].iter().map(|l| l.target.clone()).collect(),
-        asks_to_move: asks_to_move(&outside),
+        asks_to_move: asks_to_move(&message[..links[0].span.start], &outside),
         outside,
         paths,
         rest,
@@ -181,26 +181,36 @@ fn lexicons_of(text: &str) -> impl Iterator<Item = &'static crate::text::Lexicon
         .filter(move |l| detected.is_none_or(|code| code == l.code))
 }
 
-/// Whether a request asks for a move in so many words: it opens with a move verb of its
-/// language (after polite words: "please move", "puoi spostare"), ends with one where the
-/// infinitive goes last ("… in den Ordner Archiv verschieben"), or holds one written in a
-/// script without spaces ("…に移動して"); it is no question unless a polite one ("can you
-/// move …?"); and none of its words turns it around or leaves notes out ("don't move",
-/// "non spostare", "except"). "I moved [[X]] to A", "copy [[X]] to A" and "[[X]] to A" are
-/// not asked moves: crew says what it would do instead of doing it. `text` is the request
-/// with its links taken out, so a note called "Move plan" asks nothing.
-pub(crate) fn asks_to_move(text: &str) -> bool {
-    let text = super::mode::without_mention(text.trim());
-    if text.contains(['?', '？']) && !asks_politely(text) {
+/// Whether a request asks for a move in so many words, `before` being its text before the
+/// first link and `outside` its text with the links taken out:
+/// - it opens with a move verb of its language right before the link, after polite words,
+///   with nothing between but little words ("please move [[X]]", "sposta la nota [[X]]"); a
+///   verb followed by a pause or other words is an idiom ("Put simply, [[X]] …", "Drop me a
+///   line when [[X]] …");
+/// - or it opens with the link and ends with a verb its language puts last, polite words
+///   aside ("Bitte [[X]] nach A verschieben", "[[X]]をAに移動してください");
+/// - it is no question unless a polite one ("can you move [[X]] …?"), and none of its words
+///   turns it around, puts it off or reports it ("don't", "except", "if", "later", "she
+///   wrote", "non", "nicht", "ない").
+///
+/// Anything else — "I moved [[X]] to A", "copy [[X]] to A", "[[X]] to A" — is not an asked
+/// move: crew says what it would do instead of doing it.
+pub(crate) fn asks_to_move(before: &str, outside: &str) -> bool {
+    let outside = super::mode::without_mention(outside.trim());
+    let before = super::mode::without_mention(before.trim());
+    if outside.contains(['?', '？']) && !asks_politely(outside) {
         return false;
     }
+    if outside.trim_start().starts_with('>') {
+        return false;
+    }
+    let langs: Vec<&crate::text::Lexicon> = lexicons_of(outside).collect();
     // a path's first part is no verb ("Archive/2025 holds …")
-    let text: Vec<&str> = text
+    let unpathed: Vec<&str> = outside
         .split_whitespace()
         .map(|t| if t.contains('/') { "_" } else { t })
         .collect();
-    let text = text.join(" ");
-    let normalized = normalize(&text);
+    let normalized = normalize(&unpathed.join(" "));
     let holds = |w: &String| {
         if unspaced(w) {
             normalized.contains(w.as_str())
@@ -208,21 +218,46 @@ pub(crate) fn asks_to_move(text: &str) -> bool {
             super::mode::has_phrase(&normalized, w)
         }
     };
-    if lexicons_of(&text)
-        .flat_map(|l| &l.negation_words)
-        .any(holds)
-    {
+    if langs.iter().flat_map(|l| &l.negation_words).any(holds) {
         return false;
     }
-    let head = &normalized[super::mode::lead_end(&normalized)..];
-    let opens = lexicons_of(&text).flat_map(|l| &l.move_words).any(|w| {
-        let w = w.as_str();
-        unspaced(w) && normalized.contains(w) || head == w || head.starts_with(&format!("{w} "))
-    });
-    opens
-        || lexicons_of(&text)
-            .flat_map(|l| &l.move_words_last)
-            .any(|w| normalized.ends_with(&format!(" {w}")))
+    let lead = normalize(before);
+    let lead = &lead[super::mode::lead_end(&lead)..];
+    // the verb right before the link: no pause after it, only little words between
+    let pause = before.contains([',', ':', ';', '.', '!', '—', '(']);
+    let little = |w: &str| {
+        langs
+            .iter()
+            .any(|l| l.function_words.iter().chain(&l.note_words).any(|f| f == w))
+    };
+    let opens = !pause
+        && langs.iter().flat_map(|l| &l.move_words).any(|verb| {
+            lead.strip_prefix(verb.as_str()).is_some_and(|rest| {
+                rest.is_empty() || rest.starts_with(' ') && words(rest).all(little)
+            })
+        });
+    // the link first and the verb last
+    let tail = {
+        let mut t = normalize(outside);
+        'polite: loop {
+            for p in langs.iter().flat_map(|l| &l.polite_words) {
+                if let Some(cut) = t.strip_suffix(p.as_str())
+                    && cut.len() < t.len()
+                    && (unspaced(p) || cut.is_empty() || cut.ends_with(' '))
+                {
+                    t = cut.trim_end().to_string();
+                    continue 'polite;
+                }
+            }
+            break t;
+        }
+    };
+    let ends = lead.is_empty()
+        && langs.iter().flat_map(|l| &l.move_words_last).any(|verb| {
+            tail.strip_suffix(verb.as_str())
+                .is_some_and(|cut| cut.is_empty() || unspaced(verb) || cut.ends_with(' '))
+        });
+    opens || ends
 }
 
 /// Whether the text between two links joins them in a list: nothing but punctuation and at
@@ -243,6 +278,8 @@ fn joins(between: &str) -> bool {
 /// capitalised or a number, no dot and no scheme — "and/or", "w/o", "km/h" and
 /// "example.com/docs" are not places.
 fn folder_path(token: &str) -> Option<&str> {
+    // a path written inside an unspaced script ends where that script starts again
+    let token = token.trim_matches(crate::text::is_unspaced_script);
     let token = token.trim_matches(|c: char| !c.is_alphanumeric() && c != '/' && c != '.');
     // a step up or into a hidden folder is a path too, one crew refuses (`..`, `.obsidian`)
     if token.contains('/') && token.split('/').any(|p| p.starts_with('.')) {
@@ -343,6 +380,23 @@ mod tests {
         assert!(asked("I want you to move [[Q3]] to Work/Finance"));
         assert!(asked("ok so move [[Q3]] to Work/Finance"));
         assert!(asked("@sorter move [[Q3]] to Work/Finance"));
+        assert!(asked("move the note [[Q3]] to Work/Finance"));
+        assert!(asked("[[会議メモ]]を仕事フォルダに移動してください"));
+        for idiom in [
+            "Put simply, [[Q3]] was in Work/Finance once",
+            "Drop me a line when [[Q3]] reaches Work/Finance",
+            "Transfer learning notes like [[Q3]] are in Work/Finance",
+            "Metti caso che [[Q3]] sia nella cartella Casa",
+            "Move [[Q3]] to Work/Finance only if the refund arrived",
+            "Move [[Q3]] to Work/Finance, she wrote",
+            "> move [[Q3]] to Work/Finance",
+            "Tom meint, wir sollten [[Q3]] nach Work/Finance verschieben",
+            "Bitte [[Q3]] auf keinen Fall nach Work/Finance verschieben",
+            "[[会議メモ]]を仕事フォルダに移動してしまって困っている",
+            "[[会議メモ]]を仕事フォルダに移動してと言われた",
+        ] {
+            assert!(!asked(idiom), "{idiom}");
+        }
     }
 
     #[test]

@@ -50,6 +50,9 @@ pub struct Lexicon {
     /// nothing named is moved.
     #[serde(default)]
     pub negation_words: Vec<String>,
+    /// Words that name a note, which may stand between a move verb and its link ("note").
+    #[serde(default)]
+    pub note_words: Vec<String>,
     /// Words that join notes in a list ("and", "und", "と").
     #[serde(default)]
     pub and_words: Vec<String>,
@@ -137,6 +140,7 @@ mod tests {
                 &lex.move_words_last,
                 &lex.negation_words,
                 &lex.and_words,
+                &lex.note_words,
                 &lex.mode_headings,
             ];
             for w in lists.into_iter().flatten() {

@@ -78,7 +78,7 @@ pub(super) fn run(ctx: &mut Ctx, asked: &NoteAndPlace) -> Option<Result<NativeOu
             .map(|n| n.folder().to_string())
             .unwrap_or_default();
         let place = choose(asked, &folders, &current);
-        if place == Place::Unnamed && !asked.names_place && in_inbox {
+        if place == Place::Unnamed && !asked.names_place && in_inbox && says_nothing_else(asked) {
             return None;
         }
         match move_to(ctx, asked, target, place) {
@@ -99,6 +99,26 @@ pub(super) fn run(ctx: &mut Ctx, asked: &NoteAndPlace) -> Option<Result<NativeOu
             .join("; "),
         attention: outputs.iter().any(|o| o.attention),
     }))
+}
+
+/// Whether the request is its notes and a verb, little words aside ("file [[A]] please"):
+/// a triage of those notes. More words name a place crew could not read ("move [[A]] to
+/// reading"), and filing the note somewhere else would not be what was asked.
+fn says_nothing_else(asked: &NoteAndPlace) -> bool {
+    let lexicons = crate::text::lexicons();
+    words(&asked.rest).all(|w| {
+        lexicons.iter().any(|l| {
+            [
+                &l.move_words,
+                &l.polite_words,
+                &l.function_words,
+                &l.note_words,
+                &l.and_words,
+            ]
+            .iter()
+            .any(|list| list.iter().any(|x| x == w))
+        })
+    })
 }
 
 /// The move itself, or the answer that says why nothing moved.

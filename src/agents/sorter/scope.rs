@@ -1,7 +1,7 @@
 //! Which inbox notes a triage may file. Asked for by the user (the request's first step: "file
 //! these notes", `crew triage`), the whole inbox — unless the request links notes ("file
-//! [[Q3 budget]]", "move [[A]] and [[B]] somewhere"): then only those, or all but those when
-//! it does not ask for them ("file my notes except [[A]]"). Handed work by another agent — the postman
+//! [[Q3 budget]]", "move [[A]] and [[B]] somewhere"): then only those, or nothing when it does
+//! not ask for them in so many words ("don't file [[A]]", "is [[A]] filed?"). Handed work by another agent — the postman
 //! saved an email, the scribe captured a note — only the inbox notes this request created: a
 //! request to save or capture never files the rest of the inbox, whatever it holds.
 
@@ -19,8 +19,9 @@ pub(super) enum Scope {
     Created(FxHashSet<String>),
     /// The notes the request links (vault paths, lowercase), wherever they are.
     Named(FxHashSet<String>),
-    /// Every note in the inbox but those the request links and does not ask to file.
-    Except(FxHashSet<String>),
+    /// Nothing: the request links notes and does not ask to file them ("don't move [[A]]",
+    /// "is [[A]] filed?", "file my notes except [[A]]") — crew does not guess what it wants.
+    Unasked,
 }
 
 impl Scope {
@@ -47,8 +48,8 @@ impl Scope {
     }
 
     /// The notes the request's links reach, when one reaches a note: the notes to file when
-    /// the request asks for them in so many words ("file [[A]]"), else notes left out ("file
-    /// my notes except [[A]]", "don't move [[A]]"). A link to no note names nothing.
+    /// the request asks for them in so many words ("file [[A]]"), else nothing. A link to no
+    /// note names nothing.
     fn named(ctx: &Ctx) -> Option<Scope> {
         let vault = ctx.gate.vault();
         let message = &ctx.step.message;
@@ -67,7 +68,7 @@ impl Scope {
         Some(if asked {
             Scope::Named(linked)
         } else {
-            Scope::Except(linked)
+            Scope::Unasked
         })
     }
 
@@ -76,14 +77,13 @@ impl Scope {
         match self {
             Scope::Inbox => true,
             Scope::Created(paths) | Scope::Named(paths) => paths.contains(&path.to_lowercase()),
-            Scope::Except(paths) => !paths.contains(&path.to_lowercase()),
+            Scope::Unasked => false,
         }
     }
 
-    /// Whether only some of the inbox was looked at: the notes of one request, not the
-    /// inbox less a few.
+    /// Whether only some of the inbox was looked at.
     pub fn is_partial(&self) -> bool {
-        matches!(self, Scope::Created(_) | Scope::Named(_))
+        !matches!(self, Scope::Inbox)
     }
 
     /// The line that says which notes were looked at.
@@ -98,6 +98,7 @@ impl Scope {
     pub fn none_note(&self, lang: crate::lang::Lang) -> String {
         match self {
             Scope::Named(_) => tr!(lang, "triage.named.none"),
+            Scope::Unasked => tr!(lang, "triage.named.unasked"),
             _ => tr!(lang, "triage.scoped.none"),
         }
     }
