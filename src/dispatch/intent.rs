@@ -230,12 +230,17 @@ pub(crate) fn asks_to_move(before: &str, outside: &str) -> bool {
             .iter()
             .any(|l| l.function_words.iter().chain(&l.note_words).any(|f| f == w))
     };
+    // any language's verb: right before the link it is that verb, and a short request's
+    // language is easily misread ("sposta [[X]] in A" looks German)
     let opens = !pause
-        && langs.iter().flat_map(|l| &l.move_words).any(|verb| {
-            lead.strip_prefix(verb.as_str()).is_some_and(|rest| {
-                rest.is_empty() || rest.starts_with(' ') && words(rest).all(little)
-            })
-        });
+        && crate::text::lexicons()
+            .iter()
+            .flat_map(|l| &l.move_words)
+            .any(|verb| {
+                lead.strip_prefix(verb.as_str()).is_some_and(|rest| {
+                    rest.is_empty() || rest.starts_with(' ') && words(rest).all(little)
+                })
+            });
     // the link first and the verb last
     let tail = {
         let mut t = normalize(outside);
@@ -381,6 +386,7 @@ mod tests {
         assert!(asked("ok so move [[Q3]] to Work/Finance"));
         assert!(asked("@sorter move [[Q3]] to Work/Finance"));
         assert!(asked("move the note [[Q3]] to Work/Finance"));
+        assert!(asked("sposta [[Q3]] in 02-Areas/Home"));
         assert!(asked("[[会議メモ]]を仕事フォルダに移動してください"));
         for idiom in [
             "Put simply, [[Q3]] was in Work/Finance once",

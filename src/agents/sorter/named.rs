@@ -368,7 +368,18 @@ fn named_beside_folder_word<'a>(text: &str, folders: &'a [String]) -> Vec<&'a St
 /// [[Reader]] to Obsidian Publish"): written last and exactly, a folder's name is where the
 /// note goes, where the same word in lower case inside a sentence is an everyday word.
 fn named_at_end<'a>(text: &str, folders: &'a [String]) -> Vec<&'a String> {
-    let text = text.trim_end_matches(|c: char| !c.is_alphanumeric());
+    let mut text = text.trim_end_matches(|c: char| !c.is_alphanumeric());
+    // polite words after the name leave it last ("to Finance please")
+    let polite: Vec<&String> = crate::text::lexicons()
+        .iter()
+        .flat_map(|l| &l.polite_words)
+        .collect();
+    while let Some((head, last)) = text.rsplit_once(char::is_whitespace) {
+        if !polite.iter().any(|p| last.eq_ignore_ascii_case(p)) {
+            break;
+        }
+        text = head.trim_end_matches(|c: char| !c.is_alphanumeric());
+    }
     folders
         .iter()
         .map(|f| (f, f.rsplit('/').next().unwrap_or(f)))
@@ -779,6 +790,10 @@ mod tests {
         );
         assert_eq!(
             place("move [[Q3]] to Recipes.", TREE, "00-Inbox"),
+            Place::Folder("03-Resources/Recipes".into())
+        );
+        assert_eq!(
+            place("move [[Q3]] to Recipes, please", TREE, "00-Inbox"),
             Place::Folder("03-Resources/Recipes".into())
         );
         assert!(matches!(
