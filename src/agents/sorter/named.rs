@@ -67,21 +67,24 @@ pub(super) fn asked(ctx: &Ctx) -> Option<NoteAndPlace> {
 pub(super) fn run(ctx: &mut Ctx, asked: &NoteAndPlace) -> Option<Result<NativeOutput, GateError>> {
     let mut folders = Vec::new();
     common::folders_under(ctx, "", FOLDER_DEPTH, &mut folders);
-    let inbox = format!("{}/", ctx.config.folders.inbox.to_lowercase());
-    let in_inbox = asked
+    let notes: Vec<(&String, Result<Note, String>)> = asked
         .targets
         .iter()
-        .any(|t| find_note(ctx, t).is_ok_and(|n| n.path.to_lowercase().starts_with(&inbox)));
+        .map(|t| (t, find_note(ctx, t)))
+        .collect();
+    let inbox = format!("{}/", ctx.config.folders.inbox.to_lowercase());
+    let in_inbox = notes.iter().any(|(_, n)| {
+        n.as_ref()
+            .is_ok_and(|n| n.path.to_lowercase().starts_with(&inbox))
+    });
     let mut outputs = Vec::new();
-    for target in &asked.targets {
-        let current = find_note(ctx, target)
-            .map(|n| n.folder().to_string())
-            .unwrap_or_default();
-        let place = choose(asked, &folders, &current);
+    for (target, note) in notes {
+        let current = note.as_ref().map(|n| n.folder()).unwrap_or_default();
+        let place = choose(asked, &folders, current);
         if place == Place::Unnamed && !asked.names_place && in_inbox && says_nothing_else(asked) {
             return None;
         }
-        match move_to(ctx, asked, target, place) {
+        match move_to(ctx, asked, target, note, place) {
             Ok(out) => outputs.push(out),
             Err(e) => return Some(Err(e)),
         }
@@ -121,15 +124,17 @@ fn says_nothing_else(asked: &NoteAndPlace) -> bool {
     })
 }
 
-/// The move itself, or the answer that says why nothing moved.
+/// The move of the note a target names (or what to say when it names none), or the answer
+/// that says why nothing moved.
 fn move_to(
     ctx: &mut Ctx,
     asked: &NoteAndPlace,
     target: &str,
+    note: Result<Note, String>,
     place: Place,
 ) -> Result<NativeOutput, GateError> {
     let l = ctx.lang;
-    let note = match find_note(ctx, target) {
+    let note = match note {
         Ok(note) => note,
         Err(text) => return Ok(answer(text, target, true)),
     };
@@ -380,7 +385,7 @@ fn named_at_end<'a>(text: &str, folders: &'a [String]) -> Vec<&'a String> {
         }
         text = head.trim_end_matches(|c: char| !c.is_alphanumeric());
     }
-    folders
+    let ending: Vec<(&String, &str)> = folders
         .iter()
         .map(|f| (f, f.rsplit('/').next().unwrap_or(f)))
         .filter(|(_, leaf)| {
@@ -389,20 +394,12 @@ fn named_at_end<'a>(text: &str, folders: &'a [String]) -> Vec<&'a String> {
                     before.is_empty() || before.ends_with(char::is_whitespace)
                 })
         })
-        .collect::<Vec<_>>()
+        .collect();
+    // "Contributing to Obsidian" is written, not "Obsidian"
+    let longest = ending.iter().map(|(_, leaf)| leaf.len()).max().unwrap_or(0);
+    ending
         .into_iter()
-        .fold(
-            Vec::new(),
-            |mut longest: Vec<(&String, &str)>, (f, leaf)| {
-                // "Contributing to Obsidian" is written, not "Obsidian"
-                if longest.iter().all(|(_, l)| l.len() <= leaf.len()) {
-                    longest.retain(|(_, l)| l.len() == leaf.len());
-                    longest.push((f, leaf));
-                }
-                longest
-            },
-        )
-        .into_iter()
+        .filter(|(_, leaf)| leaf.len() == longest)
         .map(|(f, _)| f)
         .collect()
 }

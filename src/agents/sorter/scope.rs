@@ -1,9 +1,10 @@
 //! Which inbox notes a triage may file. Asked for by the user (the request's first step: "file
 //! these notes", `crew triage`), the whole inbox — unless the request links notes ("file
 //! [[Q3 budget]]", "move [[A]] and [[B]] somewhere"): then only those, or nothing when it does
-//! not ask for them in so many words ("don't file [[A]]", "is [[A]] filed?"). Handed work by another agent — the postman
-//! saved an email, the scribe captured a note — only the inbox notes this request created: a
-//! request to save or capture never files the rest of the inbox, whatever it holds.
+//! not ask for them in so many words ("don't file [[A]]", "is [[A]] filed?"). Handed work by
+//! another agent — the postman saved an email, the scribe captured a note — only the inbox
+//! notes this request created: a request to save or capture never files the rest of the
+//! inbox, whatever it holds.
 
 use rustc_hash::FxHashSet;
 
@@ -47,15 +48,16 @@ impl Scope {
         Scope::Created(created)
     }
 
-    /// The notes the request's links reach, when one reaches a note: the notes to file when
-    /// the request asks for them in so many words ("file [[A]]"), else nothing. A link to no
-    /// note names nothing.
+    /// The notes the request names (its first link and those listed with it, as a named move
+    /// reads them), when one is a note: the notes to file when the request asks for them in
+    /// so many words ("file [[A]]"), else nothing. A link to no note names nothing.
     fn named(ctx: &Ctx) -> Option<Scope> {
         let vault = ctx.gate.vault();
-        let message = &ctx.step.message;
-        let linked: FxHashSet<String> = crate::vault::markdown::wikilinks(message)
+        let asked = crate::dispatch::intent::linked_notes(&ctx.step.message)?;
+        let linked: FxHashSet<String> = asked
+            .targets
             .iter()
-            .filter_map(|link| match vault.files.resolve("", &link.target) {
+            .filter_map(|target| match vault.files.resolve("", target) {
                 Resolution::File { id, .. } => vault.note_of_file(id),
                 _ => None,
             })
@@ -64,8 +66,7 @@ impl Scope {
         if linked.is_empty() {
             return None;
         }
-        let asked = crate::dispatch::intent::linked_notes(message).is_some_and(|n| n.asks_to_move);
-        Some(if asked {
+        Some(if asked.asks_to_move {
             Scope::Named(linked)
         } else {
             Scope::Unasked
