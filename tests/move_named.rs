@@ -26,6 +26,11 @@ fn vault() -> assert_fs::TempDir {
     ])
 }
 
+/// The sorter asked directly, its changes made (`--agent sorter --yes`).
+fn sorter(v: &std::path::Path, request: &str) -> (String, i32) {
+    ask(v, &["--yes", "--agent", "sorter", request])
+}
+
 fn ask(v: &std::path::Path, args: &[&str]) -> (String, i32) {
     let out = crew(v).arg("ask").args(args).output().expect("run");
     (
@@ -86,15 +91,7 @@ fn a_folder_named_by_its_name_in_another_language() {
     let v = vault();
     let root = v.path();
     // the agent's own reading of the place, whatever the router makes of the request
-    let (text, _) = ask(
-        root,
-        &[
-            "--yes",
-            "--agent",
-            "sorter",
-            "coloca a nota [[Q3 budget]] na pasta Recipes",
-        ],
-    );
+    let (text, _) = sorter(root, "coloca a nota [[Q3 budget]] na pasta Recipes");
     assert!(
         root.join("03-Resources/Recipes/Q3 budget.md").is_file(),
         "{text}"
@@ -159,15 +156,7 @@ fn a_new_folder_is_made_only_where_its_path_ends_the_request_below_an_existing_o
 fn an_existing_folder_written_in_lower_case() {
     let v = vault();
     let root = v.path();
-    let (text, _) = ask(
-        root,
-        &[
-            "--yes",
-            "--agent",
-            "sorter",
-            "move [[Q3 budget]] to work/finance",
-        ],
-    );
+    let (text, _) = sorter(root, "move [[Q3 budget]] to work/finance");
     assert!(root.join("Work/Finance/Q3 budget.md").is_file(), "{text}");
 }
 
@@ -191,22 +180,14 @@ fn what_is_not_asked_as_a_move_moves_nothing() {
         "copy [[Q3 budget]] to Work/Finance",
         "non spostare [[Q3 budget]] nella cartella Recipes",
     ] {
-        let (text, _) = ask(root, &["--yes", "--agent", "sorter", request]);
+        let (text, _) = sorter(root, request);
         assert!(
             text.contains("[[Q3 budget]]") && !text.contains("→"),
             "{request}: {text}"
         );
         assert_eq!(notes(&snapshot(root)), notes(&before), "{request}: {text}");
     }
-    let (text, _) = ask(
-        root,
-        &[
-            "--yes",
-            "--agent",
-            "sorter",
-            "copy [[Q3 budget]] to Work/Finance",
-        ],
-    );
+    let (text, _) = sorter(root, "copy [[Q3 budget]] to Work/Finance");
     assert!(
         text.contains("crew ask \"move [[Q3 budget]] to Work/Finance\""),
         "{text}"
@@ -229,25 +210,9 @@ fn two_places_move_nothing_and_a_new_folder_is_spelled_as_the_vault_does() {
     );
     assert!(root.join("01-Projects/Q3 budget.md").is_file(), "{text}");
     assert!(text.contains("03-Resources/Recipes"), "{text}");
-    let (text, _) = ask(
-        root,
-        &[
-            "--yes",
-            "--agent",
-            "sorter",
-            "move [[Q3 budget]] to Work/Q#4",
-        ],
-    );
+    let (text, _) = sorter(root, "move [[Q3 budget]] to Work/Q#4");
     assert!(root.join("01-Projects/Q3 budget.md").is_file(), "{text}");
-    let (text, _) = ask(
-        root,
-        &[
-            "--yes",
-            "--agent",
-            "sorter",
-            "move [[Q3 budget]] to work/Taxes",
-        ],
-    );
+    let (text, _) = sorter(root, "move [[Q3 budget]] to work/Taxes");
     assert!(root.join("Work/Taxes/Q3 budget.md").is_file(), "{text}");
 }
 
@@ -291,15 +256,7 @@ fn several_named_notes_move_together_and_a_named_triage_files_only_them() {
     );
     assert!(root.join("02-Areas/Finance/Payroll.md").is_file(), "{text}");
     assert!(root.join("02-Areas/Finance/Taxes.md").is_file(), "{text}");
-    let (text, _) = ask(
-        root,
-        &[
-            "--yes",
-            "--agent",
-            "sorter",
-            "file my notes, except [[Loose thought]]",
-        ],
-    );
+    let (text, _) = sorter(root, "file my notes, except [[Loose thought]]");
     assert!(root.join("00-Inbox/Loose thought.md").is_file(), "{text}");
     // a link not asked for files nothing at all, nor the rest of the inbox
     std::fs::write(
@@ -312,7 +269,7 @@ fn several_named_notes_move_together_and_a_named_triage_files_only_them() {
         "is [[Loose thought]] filed?",
         "move [[Loose thought]] to reading",
     ] {
-        let (text, _) = ask(root, &["--yes", "--agent", "sorter", unasked]);
+        let (text, _) = sorter(root, unasked);
         assert!(
             root.join("00-Inbox/Loose thought.md").is_file(),
             "{unasked}: {text}"
@@ -323,15 +280,7 @@ fn several_named_notes_move_together_and_a_named_triage_files_only_them() {
         );
     }
     // the note alone and a verb: that note is filed, and only it
-    let (text, _) = ask(
-        root,
-        &[
-            "--yes",
-            "--agent",
-            "sorter",
-            "file [[Loose thought]] please",
-        ],
-    );
+    let (text, _) = sorter(root, "file [[Loose thought]] please");
     assert!(
         root.join("02-Areas/Finance/Loose thought.md").is_file(),
         "{text}"
@@ -345,28 +294,12 @@ fn several_named_notes_move_together_and_a_named_triage_files_only_them() {
 fn a_folder_named_last_and_a_place_not_understood() {
     let v = vault();
     let root = v.path();
-    let (text, _) = ask(
-        root,
-        &[
-            "--yes",
-            "--agent",
-            "sorter",
-            "move [[Q3 budget]] to Recipes",
-        ],
-    );
+    let (text, _) = sorter(root, "move [[Q3 budget]] to Recipes");
     assert!(
         root.join("03-Resources/Recipes/Q3 budget.md").is_file(),
         "{text}"
     );
-    let (text, _) = ask(
-        root,
-        &[
-            "--yes",
-            "--agent",
-            "sorter",
-            "move [[Payroll]] somewhere nice",
-        ],
-    );
+    let (text, _) = sorter(root, "move [[Payroll]] somewhere nice");
     assert!(text.contains("names no folder"), "{text}");
     assert!(root.join("00-Inbox/Loose thought.md").is_file(), "{text}");
 }
