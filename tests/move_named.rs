@@ -1,7 +1,8 @@
-//! "move [[Q3 budget]] to Areas/Finance": a request that names one note by its link and a place
-//! for it moves that note, from wherever it is, through the gate — a guessed route only plans
-//! it, `--yes` makes it, links keep their target, `crew undo` puts it back — and files nothing
-//! else. Where the place is not one folder, nothing moves and the answer says what to write.
+//! "move [[Q3 budget]] to Areas/Finance": a request that asks in so many words to move a note
+//! it links moves that note, from wherever it is, through the gate — links keep their target,
+//! `crew undo` puts it back — and files nothing else. A note and a place without the asking
+//! ("[[Q3 budget]] would fit better in Areas/Finance") is a guess: it plans, and even with `--yes` nothing moves
+//! and the answer says what to write. Where the place is not one folder, nothing moves either.
 
 mod common;
 
@@ -40,29 +41,32 @@ fn ask(v: &std::path::Path, args: &[&str]) -> (String, i32) {
 }
 
 #[test]
-fn a_guessed_move_plans_and_yes_makes_it_with_links_kept_and_undo_restores() {
+fn an_asked_move_is_made_with_links_kept_and_undo_restores_and_a_guess_moves_nothing() {
     let v = vault();
     let root = v.path();
     let before = snapshot(root);
-    let (text, _) = ask(root, &["move [[Q3 budget]] to Areas/Finance"]);
-    assert!(
-        text.contains("`01-Projects/Q3 budget.md` → `02-Areas/Finance/Q3 budget.md`"),
-        "{text}"
-    );
-    assert!(text.contains("Nothing was written"), "{text}");
-    assert!(root.join("01-Projects/Q3 budget.md").is_file(), "{text}");
-    let after_plan = snapshot(root);
-    for (path, bytes) in &before {
-        if !path.starts_with("Meta/") && !path.starts_with(".crew/") {
-            assert_eq!(
-                after_plan.get(path),
-                Some(bytes),
-                "{path} changed by a plan"
-            );
+    let unchanged = |label: &str| {
+        let now = snapshot(root);
+        for (path, bytes) in &before {
+            if !path.starts_with("Meta/") && !path.starts_with(".crew/") {
+                assert_eq!(now.get(path), Some(bytes), "{path} changed by {label}");
+            }
         }
-    }
+    };
+    // a note and a place, no verb: the route is a guess, so it plans
+    let (text, _) = ask(root, &["[[Q3 budget]] would fit better in Areas/Finance"]);
+    assert!(text.contains("Nothing was written"), "{text}");
+    unchanged("a plan");
+    // and with --yes the sorter still does not read a move into it: it says what to write
+    let (text, _) = ask(
+        root,
+        &["--yes", "[[Q3 budget]] would fit better in Areas/Finance"],
+    );
+    assert!(text.contains("crew ask \"move [[Q3 budget]]"), "{text}");
+    unchanged("a note and a place not asked to move");
 
-    let (text, _) = ask(root, &["--yes", "move [[Q3 budget]] to Areas/Finance"]);
+    // asked in so many words, the route is decided and the move made
+    let (text, _) = ask(root, &["move [[Q3 budget]] to Areas/Finance"]);
     assert!(
         root.join("02-Areas/Finance/Q3 budget.md").is_file(),
         "{text}"
@@ -239,13 +243,18 @@ fn several_named_notes_move_together_and_a_named_triage_files_only_them() {
     assert!(root.join("Work/Finance/Pancakes.md").is_file(), "{text}");
     assert!(root.join("00-Inbox/Loose thought.md").is_file(), "{text}");
 
-    // routed to the triage skill, a linked note outside the inbox files nothing
-    let (text, _) = ask(root, &["--yes", "file [[Payroll]]"]);
+    // the triage skill asked for, a linked note outside the inbox files nothing
+    let (text, _) = ask(root, &["--yes", "/inbox-triage file [[Payroll]]"]);
     assert!(root.join("00-Inbox/Loose thought.md").is_file(), "{text}");
     assert!(
         text.contains("None of the notes this request links"),
         "{text}"
     );
+    // asked to file it with no place, the sorter asks where, and files nothing either
+    let (text, _) = ask(root, &["--yes", "file [[Payroll]]"]);
+    assert!(root.join("00-Inbox/Loose thought.md").is_file(), "{text}");
+    assert!(root.join("Work/Finance/Payroll.md").is_file(), "{text}");
+    assert!(text.contains("which folder?"), "{text}");
     // a link said of the moved notes, or left out, stays where it is
     let (text, _) = ask(
         root,

@@ -7,7 +7,7 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use super::learned::Model;
-use super::scorer::Scorer;
+use super::scorer::{NOTE_MOVER, Scorer};
 use crate::crew::{Crew, Kind};
 use crate::text::{is_unspaced_script, normalize, words};
 
@@ -20,8 +20,8 @@ pub struct Route {
     /// The trigger phrase or rule that decided.
     pub matched: String,
     pub fell_back: bool,
-    /// Which rule decided: the user's own words (`explicit`, `override`, `pasted`, `trigger`,
-    /// `flag`) or a guess (`classifier`, `learned`, `scorer`, `default`).
+    /// Which rule decided: the user's own words (`explicit`, `override`, `pasted`, `move`,
+    /// `trigger`, `flag`) or a guess (`classifier`, `learned`, `scorer`, `default`).
     /// Not in the JSON: `crew route --json` keeps the shape the CLI contract fixes.
     #[serde(skip_serializing, default = "Decider::unknown")]
     pub by: Decider,
@@ -41,6 +41,8 @@ pub enum Decider {
     Override,
     /// Several lines of pasted text: the scribe.
     Pasted,
+    /// A request that asks in so many words to move the notes it links: the sorter.
+    Move,
     /// A trigger phrase of an agent or skill.
     Trigger,
     /// `--agent NAME` on the command line.
@@ -346,6 +348,21 @@ impl Router {
                 "pasted text",
             );
         }
+        // 4. a request that asks in so many words to move the notes it links ("please move
+        // [[X]] to …", "[[X]] nach A verschieben"): the sorter's named move, by the same
+        // reading the sorter acts on, so a trigger word about the note or the place ("the
+        // health stuff", "compte-rendu") does not send it elsewhere
+        if super::intent::linked_notes(trimmed).is_some_and(|n| n.asks_to_move)
+            && let Some((kind, name)) = crew.lookup(NOTE_MOVER)
+        {
+            return Route::new(
+                kind,
+                &name,
+                Decider::Move,
+                "asks to move the notes it links",
+                "a move asked for",
+            );
+        }
         // from here on the words route: a search's filters name no agent
         let words = without_filters(trimmed);
         let trimmed = words.as_ref();
@@ -360,19 +377,19 @@ impl Router {
         // the message without them)
         let unnamed = without_link_names(&unquoted);
         let trimmed = unnamed.as_ref();
-        // 4. triggers; a trigger that is a small part of a longer message is weighed against
+        // 5. triggers; a trigger that is a small part of a longer message is weighed against
         // the learned model when the rest of the message gives the model words it knows
         let normalized = normalize(trimmed);
         if let Some(p) = self.best_trigger(&normalized) {
             return self.trigger_route(crew, trimmed, &normalized, p);
         }
-        // 5. classifier
+        // 6. classifier
         if let Some(c) = classifier {
             let digest = history_digest(history, trimmed);
             let answer = c.classify(&digest);
             return resolve_classifier_answer(crew, answer, self.default.as_ref());
         }
-        // 6. the offline scorer; then the model learned from the definition, when sure; then
+        // 7. the offline scorer; then the model learned from the definition, when sure; then
         // the default route
         self.guess(crew, trimmed)
     }
@@ -923,12 +940,13 @@ mod tests {
     fn a_note_named_beside_a_place_is_filed() {
         // each went to the inbox or the vault's layout by one folder-ish word before
         for msg in [
-            "Sposta [[Ricetta lasagne]] nella cartella Cucina",
-            "Range [[Devis plombier]] dans Maison/Travaux",
+            "[[Ricetta lasagne]] nella cartella Cucina",
+            "[[Devis plombier]] dans Maison/Cuisine",
         ] {
             let r = route(msg);
             assert_eq!(r.name, "sorter", "{msg}");
             assert!(r.reason.contains("a note and a place"), "{}", r.reason);
+            assert!(r.guessed(), "not asked in so many words: {msg}");
         }
         // "put" was the seeker's word (its "where did I put"): a named note is not looked for
         assert_eq!(route("put [[Callouts]] in the Teams folder").name, "sorter");
@@ -940,6 +958,34 @@ mod tests {
         // no place, or the whole inbox: not one note filed
         assert_ne!(route("what did I write in [[Sourdough]]?").name, "sorter");
         assert_eq!(route("triage the inbox").name, "inbox-triage");
+    }
+
+    #[test]
+    fn a_move_asked_in_so_many_words_is_the_sorters_whatever_else_it_names() {
+        for msg in [
+            "Sposta [[Ricetta lasagne]] nella cartella Cucina",
+            "Range [[Devis plombier]] dans Maison/Travaux",
+            // "health" is the vault check's word, "draft" the postman's
+            "put [[Dentist invoice]] with the health stuff",
+            "move [[Q3 budget draft]] to Work/Finance",
+            "[[Steuer 2025]] bitte nach Finanzen/Steuern verschieben",
+            "file [[Payroll]]",
+        ] {
+            let r = route(msg);
+            assert_eq!(r.name, "sorter", "{msg}");
+            assert_eq!(r.by, Decider::Move, "{msg}");
+            assert!(!r.guessed(), "the user's own words decided: {msg}");
+        }
+        // not asked: a negation, a report, a question, a copy, a link further on
+        for msg in [
+            "don't move [[Q3 budget]] to Work/Finance",
+            "I moved [[Q3 budget]] to Work/Finance yesterday",
+            "did you move [[Q3 budget]] to Work/Finance?",
+            "copy [[Q3 budget]] to Work/Finance",
+            "summarise the notes that link to [[Q3 budget]]",
+        ] {
+            assert_ne!(route(msg).by, Decider::Move, "{msg}");
+        }
     }
 
     #[test]

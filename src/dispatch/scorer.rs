@@ -30,7 +30,7 @@ const ANSWERING_AGENT: &str = "seeker";
 /// Routes that make something new from the user's words: a question never asks for them.
 const CREATING_ROUTES: &[&str] = &["scribe", "create-agent"];
 /// The agent that moves a note to its folder: a note named beside a place is filed…
-const NOTE_MOVER: &str = "sorter";
+pub(crate) const NOTE_MOVER: &str = "sorter";
 /// …and the routes that work on the inbox or the vault as a whole are not asked for. The
 /// weights are a question's (the capture damped, the answering agent's "where" bonus), not
 /// tuned for this rule.
