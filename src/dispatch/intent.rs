@@ -153,6 +153,36 @@ pub(crate) fn linked_notes(message: &str) -> Option<NoteAndPlace> {
     })
 }
 
+/// The message with each token written like a folder path ("Maison/Travaux", "Work/Email")
+/// blanked: a place is a name, as a link's is, and its words ask for no route ("travaux" is
+/// the postman's word, "Email" too). Unchanged when it names no such path or is nothing else.
+pub(crate) fn without_folder_paths(message: &str) -> std::borrow::Cow<'_, str> {
+    let spans: Vec<std::ops::Range<usize>> = token_spans(message)
+        .filter_map(|(token, at)| {
+            folder_path(token).map(|p| {
+                let start = at + token.find(p).unwrap_or(0);
+                start..start + p.len()
+            })
+        })
+        .collect();
+    if spans.is_empty() {
+        return message.into();
+    }
+    let mut kept = String::with_capacity(message.len());
+    let mut from = 0;
+    for span in &spans {
+        kept.push_str(&message[from..span.start]);
+        kept.push(' ');
+        from = span.end;
+    }
+    kept.push_str(&message[from..]);
+    if kept.chars().any(char::is_alphanumeric) {
+        kept.into()
+    } else {
+        message.into()
+    }
+}
+
 /// The whitespace-separated tokens of a text with their byte offsets.
 fn token_spans(text: &str) -> impl Iterator<Item = (&str, usize)> {
     text.split_whitespace()
@@ -315,6 +345,19 @@ mod tests {
         assert!(asks_where("where did I leave the tax note"));
         assert!(asks_where("税金のノートはどこ？"));
         assert!(!asks_where("tea or coffee ou café"));
+    }
+
+    #[test]
+    fn a_folder_path_is_blanked_and_other_slashes_kept() {
+        let cases = [
+            ("[[X]] dans Maison/Travaux, merci", "[[X]] dans  , merci"),
+            ("and/or w/o km/h", "and/or w/o km/h"),
+            // nothing but a path: kept whole
+            ("Work/Email", "Work/Email"),
+        ];
+        for (message, kept) in cases {
+            assert_eq!(without_folder_paths(message), kept, "{message}");
+        }
     }
 
     #[test]

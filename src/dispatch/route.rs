@@ -376,7 +376,10 @@ impl Router {
         // weekly agenda, "[[Q3 budget draft]]" for no mail draft (the classifier, too, reads
         // the message without them)
         let unnamed = without_link_names(&unquoted);
-        let trimmed = unnamed.as_ref();
+        // a folder's path is a name as well: "[[Devis]] dans Maison/Travaux" asks nothing of
+        // the postman's "travaux" (the shape of the request still sees the place)
+        let unplaced = super::intent::without_folder_paths(&unnamed);
+        let trimmed = unplaced.as_ref();
         // 5. triggers; a trigger that is a small part of a longer message is weighed against
         // the learned model when the rest of the message gives the model words it knows
         let normalized = normalize(trimmed);
@@ -391,13 +394,14 @@ impl Router {
         }
         // 7. the offline scorer; then the model learned from the definition, when sure; then
         // the default route
-        self.guess(crew, trimmed)
+        self.guess(crew, trimmed, &unnamed)
     }
 
     /// The route of a message nothing decided, its quotes already set aside: the scorer's,
     /// then the learned model's when sure, then the default. A #tag is a label, not a word of
     /// the request ("#health" on a capture asks for no health check).
-    fn guess(&self, crew: &Crew, message: &str) -> Route {
+    /// `shaped` is the message with its folder paths, read for the request's shape only.
+    fn guess(&self, crew: &Crew, message: &str, shaped: &str) -> Route {
         let labels_dropped = without_hashtags(message);
         let trimmed = labels_dropped.as_ref();
         if let Some(head) = request_head(trimmed)
@@ -417,7 +421,7 @@ impl Router {
             );
         }
         let normalized = normalize(trimmed);
-        let shape = super::scorer::Shape::of(trimmed);
+        let shape = super::scorer::Shape::of(&without_hashtags(shaped));
         if let Some((kind, name, score, words)) = self.scorer.best_shaped(&normalized, shape) {
             // the learned model reads phrasing the scorer's word lists never saw: where it is
             // sure of another route by a phrase of the definition that shares at least two
@@ -942,6 +946,8 @@ mod tests {
         for msg in [
             "[[Ricetta lasagne]] nella cartella Cucina",
             "[[Devis plombier]] dans Maison/Cuisine",
+            // a path's words are a place's name: "travaux" is the postman's word
+            "[[Devis plombier]] dans Maison/Travaux",
         ] {
             let r = route(msg);
             assert_eq!(r.name, "sorter", "{msg}");
