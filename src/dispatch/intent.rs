@@ -189,6 +189,29 @@ fn token_spans(text: &str) -> impl Iterator<Item = (&str, usize)> {
         .map(move |t| (t, t.as_ptr() as usize - text.as_ptr() as usize))
 }
 
+/// Whether a message that links a note opens one of its clauses with a move verb, polite words
+/// aside: "[[X]] is sitting in the wrong place, put it where it belongs", "[[X]] n'a rien à
+/// faire dans Archives, mets-le dans Travail". Looser than [`asks_to_move`], which decides and
+/// acts: this only tells a guess that the request is about where its notes go.
+pub(crate) fn mentions_a_move(message: &str) -> bool {
+    let Some(named) = linked_notes(message) else {
+        return false;
+    };
+    let mut verbs = crate::text::lexicons().iter().flat_map(|l| &l.move_words);
+    let opening: Vec<String> = named
+        .outside
+        .split([
+            '\n', ',', '.', ';', ':', '!', '?', '—', '–', '(', ')', '？', '！', '。', '、',
+        ])
+        .filter_map(|clause| {
+            let normalized = normalize(clause);
+            let lead = &normalized[super::mode::lead_end(&normalized)..];
+            words(lead).next().map(str::to_string)
+        })
+        .collect();
+    verbs.any(|v| opening.iter().any(|w| w == v))
+}
+
 /// Whether a text holds a folder word of its own language ("pasta" in Portuguese, not in
 /// Italian), or of any language when its language is unclear.
 fn names_folder_word(text: &str, normalized: &str) -> bool {
@@ -345,6 +368,25 @@ mod tests {
         assert!(asks_where("where did I leave the tax note"));
         assert!(asks_where("税金のノートはどこ？"));
         assert!(!asks_where("tea or coffee ou café"));
+    }
+
+    #[test]
+    fn a_clause_that_opens_with_a_move_verb_mentions_a_move() {
+        for message in [
+            "[[X]] is sitting in the wrong place, put it where it belongs",
+            "[[X]] n'a rien à faire dans Archives, mets-le dans Travail/Design.",
+            "please move [[X]] to the right folder",
+        ] {
+            assert!(mentions_a_move(message), "{message}");
+        }
+        for message in [
+            "where did I put [[X]]?",
+            "I put [[X]] in Work yesterday",
+            "put the kettle on",
+            "summarise [[X]]",
+        ] {
+            assert!(!mentions_a_move(message), "{message}");
+        }
     }
 
     #[test]

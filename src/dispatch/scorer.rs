@@ -60,7 +60,8 @@ pub(crate) struct Shape {
     pub question: bool,
     /// A question asking where something is.
     pub locating: bool,
-    /// One note named by its link beside a place for it ([`super::intent::files_one_note`]).
+    /// One note named by its link beside a place for it ([`super::intent::files_one_note`]), or
+    /// notes named and a clause that opens with a move verb ([`super::intent::mentions_a_move`]).
     pub filing_one_note: bool,
 }
 
@@ -69,7 +70,8 @@ impl Shape {
         Shape {
             question: super::intent::is_question(message) && !super::intent::asks_politely(message),
             locating: super::intent::asks_where(message),
-            filing_one_note: super::intent::files_one_note(message),
+            filing_one_note: super::intent::files_one_note(message)
+                || super::intent::mentions_a_move(message),
         }
     }
 }
