@@ -30,8 +30,12 @@ RG = ["rg", "-c", r"\[\[[^\]]+\]\]", "-g", "*.md"]
 
 
 def run(cmd, cwd=None, env=None):
+    # stdin closed: given no path, ripgrep searches its standard input when that is a pipe or
+    # a file, and a benchmark started from a script or an agent's shell may hand it one
     t = time.perf_counter()
-    out = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out = subprocess.run(
+        cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     return time.perf_counter() - t, out
 
 
