@@ -197,19 +197,43 @@ pub(crate) fn mentions_a_move(message: &str) -> bool {
     let Some(named) = linked_notes(message) else {
         return false;
     };
-    let mut verbs = crate::text::lexicons().iter().flat_map(|l| &l.move_words);
-    let opening: Vec<String> = named
-        .outside
-        .split([
-            '\n', ',', '.', ';', ':', '!', '?', '—', '–', '(', ')', '？', '！', '。', '、',
-        ])
-        .filter_map(|clause| {
-            let normalized = normalize(clause);
-            let lead = &normalized[super::mode::lead_end(&normalized)..];
-            words(lead).next().map(str::to_string)
-        })
-        .collect();
-    verbs.any(|v| opening.iter().any(|w| w == v))
+    opens_a_clause(&named.outside, |l| &l.move_words)
+}
+
+/// Whether a message opens one of its clauses with a verb that makes links, polite and joining
+/// words aside: "hook them up to whatever's relevant", "Enlaza [[X]] con las notas …", "… e
+/// liga elas". Only tells a guess that links are to be made, not looked up.
+pub(crate) fn asks_for_links(message: &str) -> bool {
+    match linked_notes(message) {
+        Some(named) => opens_a_clause(&named.outside, |l| &l.link_words),
+        None => opens_a_clause(message, |l| &l.link_words),
+    }
+}
+
+/// Whether a clause of `text` opens with a word of a list of any language, polite words
+/// aside: a clause starts after punctuation and after a joining word ("… and link them", "… e
+/// liga elas").
+fn opens_a_clause(text: &str, list: fn(&crate::text::Lexicon) -> &Vec<String>) -> bool {
+    let lexicons = crate::text::lexicons();
+    let joining = |w: &str| lexicons.iter().any(|l| l.and_words.iter().any(|a| a == w));
+    let mut opening: Vec<String> = Vec::new();
+    for clause in text.split([
+        '\n', ',', '.', ';', ':', '!', '?', '—', '–', '(', ')', '？', '！', '。', '、',
+    ]) {
+        let normalized = normalize(clause);
+        let lead = &normalized[super::mode::lead_end(&normalized)..];
+        let said: Vec<&str> = words(lead).collect();
+        opening.extend(said.first().map(|w| w.to_string()));
+        opening.extend(
+            said.windows(2)
+                .filter(|pair| joining(pair[0]))
+                .map(|pair| pair[1].to_string()),
+        );
+    }
+    lexicons
+        .iter()
+        .flat_map(list)
+        .any(|v| opening.iter().any(|w| w == v))
 }
 
 /// Whether a text holds a folder word of its own language ("pasta" in Portuguese, not in
@@ -371,21 +395,46 @@ mod tests {
     }
 
     #[test]
-    fn a_clause_that_opens_with_a_move_verb_mentions_a_move() {
-        for message in [
-            "[[X]] is sitting in the wrong place, put it where it belongs",
-            "[[X]] n'a rien à faire dans Archives, mets-le dans Travail/Design.",
-            "please move [[X]] to the right folder",
-        ] {
-            assert!(mentions_a_move(message), "{message}");
-        }
-        for message in [
-            "where did I put [[X]]?",
-            "I put [[X]] in Work yesterday",
-            "put the kettle on",
-            "summarise [[X]]",
-        ] {
-            assert!(!mentions_a_move(message), "{message}");
+    fn a_clause_that_opens_with_a_move_or_link_verb() {
+        type Reading = fn(&str) -> bool;
+        let cases: [(Reading, &[&str], &[&str]); 2] = [
+            (
+                mentions_a_move,
+                &[
+                    "[[X]] is sitting in the wrong place, put it where it belongs",
+                    "[[X]] n'a rien à faire dans Archives, mets-le dans Travail/Design.",
+                    "please move [[X]] to the right folder",
+                    "summarise [[X]] and move it to Archive",
+                ],
+                &[
+                    "where did I put [[X]]?",
+                    "I put [[X]] in Work yesterday",
+                    "put the kettle on",
+                    "summarise [[X]]",
+                ],
+            ),
+            (
+                asks_for_links,
+                &[
+                    "which notes have nothing pointing at them? hook them up",
+                    "Enlaza [[Estoicismo]] con las notas sobre Séneca",
+                    "encontra notas sobre pão e liga elas",
+                ],
+                &[
+                    "which notes link to [[X]]?",
+                    "find notes about linking",
+                    "I linked [[X]] yesterday",
+                    "summarise [[Link ideas]]",
+                ],
+            ),
+        ];
+        for (reads, said, not_said) in cases {
+            for message in said {
+                assert!(reads(message), "{message}");
+            }
+            for message in not_said {
+                assert!(!reads(message), "{message}");
+            }
         }
     }
 

@@ -31,6 +31,8 @@ const ANSWERING_AGENT: &str = "seeker";
 const CREATING_ROUTES: &[&str] = &["scribe", "create-agent"];
 /// The agent that moves a note to its folder: a note named beside a place is filed…
 pub(crate) const NOTE_MOVER: &str = "sorter";
+/// The agent that makes links between notes: a request that asks for links is its.
+const LINK_MAKER: &str = "connector";
 /// …and the routes that work on the inbox or the vault as a whole are not asked for. The
 /// weights are a question's (the capture damped, the answering agent's "where" bonus), not
 /// tuned for this rule.
@@ -63,6 +65,8 @@ pub(crate) struct Shape {
     /// One note named by its link beside a place for it ([`super::intent::files_one_note`]), or
     /// notes named and a clause that opens with a move verb ([`super::intent::mentions_a_move`]).
     pub filing_one_note: bool,
+    /// A clause that asks for links to be made ([`super::intent::asks_for_links`]).
+    pub making_links: bool,
 }
 
 impl Shape {
@@ -72,6 +76,7 @@ impl Shape {
             locating: super::intent::asks_where(message),
             filing_one_note: super::intent::files_one_note(message)
                 || super::intent::mentions_a_move(message),
+            making_links: super::intent::asks_for_links(message),
         }
     }
 }
@@ -322,6 +327,15 @@ impl Scorer {
                 } else if r.kind == Kind::Agent && r.name == NOTE_MOVER {
                     score += WHERE_BONUS;
                     hit.push("(a note and a place)".into());
+                }
+            }
+            if shape.making_links {
+                // links to be made: nothing is looked for, the connector ties notes together
+                if r.name == ANSWERING_AGENT {
+                    score *= CAPTURE_IN_QUESTION;
+                } else if r.kind == Kind::Agent && r.name == LINK_MAKER {
+                    score += WHERE_BONUS;
+                    hit.push("(links to make)".into());
                 }
             }
             let better = match &best {

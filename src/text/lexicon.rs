@@ -56,6 +56,9 @@ pub struct Lexicon {
     /// Words that join notes in a list ("and", "und", "と").
     #[serde(default)]
     pub and_words: Vec<String>,
+    /// Verbs that ask for links to be made ("link", "collega", "verlinke").
+    #[serde(default)]
+    pub link_words: Vec<String>,
     /// Words a definition's heading holds when the section lists the agent's modes.
     pub mode_headings: Vec<String>,
     /// Words a request may open with before it says what it wants ("please", "per favore"):
@@ -140,6 +143,7 @@ mod tests {
                 &lex.move_words_last,
                 &lex.negation_words,
                 &lex.and_words,
+                &lex.link_words,
                 &lex.note_words,
                 &lex.mode_headings,
             ];
