@@ -78,16 +78,8 @@ pub(crate) fn has_word(normalized: &str, word: &str) -> bool {
     }
 }
 
-/// Whether a message names one note by its link and a place for it: a folder word of the
-/// message's language ("nella cartella Cucina") or a path outside the link ("dans
-/// Maison/Travaux"). Such a request files that note; it is not about the whole inbox or the
-/// vault's layout.
-pub(crate) fn files_one_note(message: &str) -> bool {
-    note_and_place(message).is_some()
-}
-
 /// The notes a request names by their links, and what it says of a place for them (see
-/// [`files_one_note`]).
+/// [`NoteAndPlace::is_one_note_and_place`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct NoteAndPlace {
     /// The links' targets as written: a note's name or a path ("Q3 budget", "Work/Q3 budget").
@@ -105,10 +97,14 @@ pub(crate) struct NoteAndPlace {
     pub asks_to_move: bool,
 }
 
-/// The one note a request names by its link and the place it names for it, when it names
-/// both (see [`files_one_note`]).
-pub(crate) fn note_and_place(message: &str) -> Option<NoteAndPlace> {
-    linked_notes(message).filter(|n| n.targets.len() == 1 && n.names_place)
+impl NoteAndPlace {
+    /// Whether the message names one note by its link and a place for it: a folder word of
+    /// the message's language ("nella cartella Cucina") or a path outside the link ("dans
+    /// Maison/Travaux"). Such a request files that note; it is not about the whole inbox or the
+    /// vault's layout.
+    pub(crate) fn is_one_note_and_place(&self) -> bool {
+        self.targets.len() == 1 && self.names_place
+    }
 }
 
 /// The notes a message names by their links, and what it says around them; none when it
@@ -133,13 +129,8 @@ pub(crate) fn linked_notes(message: &str) -> Option<NoteAndPlace> {
         at = link.span.end;
     }
     outside.push_str(&message[at..]);
-    let paths: Vec<(String, std::ops::Range<usize>)> = token_spans(&outside)
-        .filter_map(|(token, at)| {
-            folder_path(token).map(|p| {
-                let start = at + token.find(p).unwrap_or(0);
-                (p.to_string(), start..start + p.len())
-            })
-        })
+    let paths: Vec<(String, std::ops::Range<usize>)> = path_spans(&outside)
+        .map(|span| (outside[span.clone()].to_string(), span))
         .collect();
     let rest = normalize(&outside);
     let names_place = !paths.is_empty() || names_folder_word(&outside, &rest);
@@ -157,14 +148,7 @@ pub(crate) fn linked_notes(message: &str) -> Option<NoteAndPlace> {
 /// blanked: a place is a name, as a link's is, and its words ask for no route ("travaux" is
 /// the postman's word, "Email" too). Unchanged when it names no such path or is nothing else.
 pub(crate) fn without_folder_paths(message: &str) -> std::borrow::Cow<'_, str> {
-    let spans: Vec<std::ops::Range<usize>> = token_spans(message)
-        .filter_map(|(token, at)| {
-            folder_path(token).map(|p| {
-                let start = at + token.find(p).unwrap_or(0);
-                start..start + p.len()
-            })
-        })
-        .collect();
+    let spans: Vec<std::ops::Range<usize>> = path_spans(message).collect();
     if spans.is_empty() {
         return message.into();
     }
@@ -183,31 +167,38 @@ pub(crate) fn without_folder_paths(message: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// The byte ranges of the tokens of `text` written like folder paths ([`folder_path`]).
+fn path_spans(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> {
+    token_spans(text).filter_map(|(token, at)| {
+        folder_path(token).map(|p| {
+            let start = at + token.find(p).unwrap_or(0);
+            start..start + p.len()
+        })
+    })
+}
+
 /// The whitespace-separated tokens of a text with their byte offsets.
 fn token_spans(text: &str) -> impl Iterator<Item = (&str, usize)> {
     text.split_whitespace()
         .map(move |t| (t, t.as_ptr() as usize - text.as_ptr() as usize))
 }
 
-/// Whether a message that links a note opens one of its clauses with a move verb, polite words
+/// Whether a message that links notes (`named`, its [`linked_notes`]) opens one of its clauses
+/// with a move verb, polite words
 /// aside: "[[X]] is sitting in the wrong place, put it where it belongs", "[[X]] n'a rien à
 /// faire dans Archives, mets-le dans Travail". Looser than [`asks_to_move`], which decides and
 /// acts: this only tells a guess that the request is about where its notes go.
-pub(crate) fn mentions_a_move(message: &str) -> bool {
-    let Some(named) = linked_notes(message) else {
-        return false;
-    };
+pub(crate) fn mentions_a_move(named: &NoteAndPlace) -> bool {
     opens_a_clause(&named.outside, |l| &l.move_words)
 }
 
 /// Whether a message opens one of its clauses with a verb that makes links, polite and joining
 /// words aside: "hook them up to whatever's relevant", "Enlaza [[X]] con las notas …", "… e
 /// liga elas". Only tells a guess that links are to be made, not looked up.
-pub(crate) fn asks_for_links(message: &str) -> bool {
-    match linked_notes(message) {
-        Some(named) => opens_a_clause(&named.outside, |l| &l.link_words),
-        None => opens_a_clause(message, |l| &l.link_words),
-    }
+/// `named` is [`linked_notes`] of the message.
+pub(crate) fn asks_for_links(message: &str, named: Option<&NoteAndPlace>) -> bool {
+    let outside = named.map_or(message, |n| n.outside.as_str());
+    opens_a_clause(outside, |l| &l.link_words)
 }
 
 /// Whether a clause of `text` opens with a word of a list of any language, polite words
@@ -386,6 +377,10 @@ fn folder_path(token: &str) -> Option<&str> {
 mod tests {
     use super::*;
 
+    fn files_one_note(message: &str) -> bool {
+        linked_notes(message).is_some_and(|n| n.is_one_note_and_place())
+    }
+
     #[test]
     fn where_questions() {
         assert!(asks_where("où est la note sur les impôts ?"));
@@ -397,6 +392,8 @@ mod tests {
     #[test]
     fn a_clause_that_opens_with_a_move_or_link_verb() {
         type Reading = fn(&str) -> bool;
+        let mentions_a_move = |m: &str| linked_notes(m).is_some_and(|n| mentions_a_move(&n));
+        let asks_for_links = |m: &str| asks_for_links(m, linked_notes(m).as_ref());
         let cases: [(Reading, &[&str], &[&str]); 2] = [
             (
                 mentions_a_move,

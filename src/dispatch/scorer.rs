@@ -62,7 +62,7 @@ pub(crate) struct Shape {
     pub question: bool,
     /// A question asking where something is.
     pub locating: bool,
-    /// One note named by its link beside a place for it ([`super::intent::files_one_note`]), or
+    /// One note named by its link beside a place for it ([`super::intent::NoteAndPlace::is_one_note_and_place`]), or
     /// notes named and a clause that opens with a move verb ([`super::intent::mentions_a_move`]).
     pub filing_one_note: bool,
     /// A clause that asks for links to be made ([`super::intent::asks_for_links`]).
@@ -71,12 +71,15 @@ pub(crate) struct Shape {
 
 impl Shape {
     pub fn of(message: &str) -> Shape {
+        // the message's links read once, for every part of its shape that needs them
+        let named = super::intent::linked_notes(message);
         Shape {
             question: super::intent::is_question(message) && !super::intent::asks_politely(message),
             locating: super::intent::asks_where(message),
-            filing_one_note: super::intent::files_one_note(message)
-                || super::intent::mentions_a_move(message),
-            making_links: super::intent::asks_for_links(message),
+            filing_one_note: named
+                .as_ref()
+                .is_some_and(|n| n.is_one_note_and_place() || super::intent::mentions_a_move(n)),
+            making_links: super::intent::asks_for_links(message, named.as_ref()),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! "move [[Q3 budget draft]] to Work/Finance", "manda a nota [[Orçamento]] pra pasta Casa": a
 //! request that names notes by their links and a place for them (the routing rule "a note and
-//! a place", `crate::dispatch::intent::note_and_place`) moves them there, from wherever they
+//! a place", `crate::dispatch::intent::linked_notes`) moves them there, from wherever they
 //! are, and files nothing else: the user asked about these notes, not the inbox. Only a
 //! request that asks for the move in so many words moves anything
 //! (`crate::dispatch::intent::asks_to_move`); "don't move", "I moved" or "copy" get the plan
