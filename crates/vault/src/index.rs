@@ -428,18 +428,18 @@ pub(crate) fn save(
         head_sum: 0,
     };
     head.head_sum = head.sum();
-    let mut bytes = match postcard::to_allocvec(&head) {
+    let bytes = match postcard::to_allocvec(&head) {
         Ok(b) => b,
         Err(e) => {
             tracing::info!("could not encode the index: {e}");
             return None;
         }
     };
-    bytes.extend_from_slice(&stamps);
-    for c in &chunks {
-        bytes.extend_from_slice(c);
-    }
-    match write_unsynced(path, &bytes) {
+    // written piece by piece: one buffer of the whole index would be megabytes more to copy
+    // and to fault in, on the serial path of a cold read
+    let mut parts: Vec<&[u8]> = vec![&bytes, &stamps];
+    parts.extend(chunks.iter().map(Vec::as_slice));
+    match write_parts_unsynced(path, &parts) {
         Ok(()) => Some(head.head_sum),
         Err(e) => {
             tracing::info!("could not write the index {}: {e}", path.display());
@@ -486,13 +486,20 @@ pub(crate) fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
 }
 
 pub(crate) fn write_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_parts_unsynced(path, &[bytes])
+}
+
+/// [`write_unsynced`] of the concatenation of `parts`.
+fn write_parts_unsynced(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
     use std::io::Write as _;
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::Builder::new()
         .prefix(".crew-tmp-")
         .suffix(".part")
         .tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
+    for part in parts {
+        tmp.write_all(part)?;
+    }
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
