@@ -134,6 +134,14 @@ pub enum VaultError {
     },
 }
 
+/// An index [`Vault::assemble_unsaved`] found stale and left to write: where, for which
+/// listing, and the old file's chunks that may be copied (with which notes came from it).
+struct UnsavedIndex {
+    path: PathBuf,
+    listing_hash: u64,
+    patch: Option<(index::Reuse, Vec<bool>)>,
+}
+
 /// A vault read into memory: every note parsed, every file known, every link resolved.
 ///
 /// Notes are addressed by their index in [`Vault::notes`], files (notes and attachments) by
@@ -241,6 +249,23 @@ impl Vault {
         walked: walk::Walked,
         cached: Option<index::Index>,
     ) -> Result<Vault, VaultError> {
+        let (mut vault, unsaved) = Vault::assemble_unsaved(root, index_path, walked, cached)?;
+        if let Some(unsaved) = unsaved {
+            vault.origin.current = vault.save_index(&unsaved);
+        }
+        Ok(vault)
+    }
+
+    /// [`Vault::assemble`] up to the index: what it would write, when it must be written, is
+    /// handed back so a caller can write it while it works on the vault
+    /// ([`Vault::save_index`]; the vault's [`Vault::index_id`] stays `None` until the caller
+    /// sets what that returns).
+    fn assemble_unsaved(
+        root: &Path,
+        index_path: Option<&Path>,
+        walked: walk::Walked,
+        cached: Option<index::Index>,
+    ) -> Result<(Vault, Option<UnsavedIndex>), VaultError> {
         let has_index = cached.is_some();
         let walk::Walked {
             paths: listing,
@@ -341,26 +366,35 @@ impl Vault {
         if !stale_index && fresh == 0 && vault.unreadable.is_empty() {
             vault.origin.current = cached_id;
         }
-        if let Some(path) = index_path
-            && stale_index
-        {
-            let entries: Vec<index::EntryRef> = stamps
-                .iter()
-                .zip(vault.notes.iter().zip(&vault.resolved))
-                .filter_map(|(stamp, (note, resolved))| {
-                    Some(index::EntryRef {
-                        stamp: (*stamp)?,
-                        note,
-                        resolved,
-                    })
-                })
-                .collect();
-            let reuse = patch.map(|r| (r, from_index.as_slice()));
-            vault.origin.current = index::save(path, listing_hash, &entries, reuse)
-                .filter(|_| entries.len() == vault.notes.len());
-        }
+        let patch = patch.is_some();
+        let unsaved = index_path.filter(|_| stale_index).map(|path| UnsavedIndex {
+            path: path.to_path_buf(),
+            listing_hash,
+            patch: reuse.filter(|_| patch).map(|r| (r, from_index)),
+        });
         vault.origin.stamps = stamps;
-        Ok(vault)
+        Ok((vault, unsaved))
+    }
+
+    /// Writes the index [`Vault::assemble_unsaved`] left to write; its id when it was written
+    /// and describes every note.
+    fn save_index(&self, unsaved: &UnsavedIndex) -> Option<IndexId> {
+        let entries: Vec<index::EntryRef> = self
+            .origin
+            .stamps
+            .iter()
+            .zip(self.notes.iter().zip(&self.resolved))
+            .filter_map(|(stamp, (note, resolved))| {
+                Some(index::EntryRef {
+                    stamp: (*stamp)?,
+                    note,
+                    resolved,
+                })
+            })
+            .collect();
+        let reuse = unsaved.patch.as_ref().map(|(r, kept)| (r, kept.as_slice()));
+        index::save(&unsaved.path, unsaved.listing_hash, &entries, reuse)
+            .filter(|_| entries.len() == self.notes.len())
     }
 
     /// The id of the index file this vault was opened with while that file describes every

@@ -347,12 +347,24 @@ fn counted_how(root: &Path, index: &Path) -> Result<(VaultStats, How), VaultErro
         return Ok((stats, How::ByNote));
     }
     let cached = index.is_file().then(|| index::Index::load(index)).flatten();
-    let vault = std::mem::ManuallyDrop::new(Vault::assemble(root, Some(index), walked, cached)?);
-    let stats = VaultStats::of(&vault);
-    stats.keep(&vault);
-    if let Some(t) = of_vault(&vault, listing_hash, &stats) {
-        t.save(&path);
+    let (vault, unsaved) = Vault::assemble_unsaved(root, Some(index), walked, cached)?;
+    let mut vault = std::mem::ManuallyDrop::new(vault);
+    // the index is written while the notes are counted: neither reads what the other writes,
+    // and each has a serial part (a write of megabytes, the shares' table) the other can fill
+    let (current, stats) = rayon::join(
+        || unsaved.as_ref().and_then(|u| vault.save_index(u)),
+        || {
+            let stats = VaultStats::of(&vault);
+            if let Some(t) = of_vault(&vault, listing_hash, &stats) {
+                t.save(&path);
+            }
+            stats
+        },
+    );
+    if unsaved.is_some() {
+        vault.origin.current = current;
     }
+    stats.keep(&vault);
     Ok((stats, How::Full))
 }
 
@@ -463,8 +475,10 @@ mod tests {
         write(&root, "sub/b.md", "another b\n");
         write(&root, "pic.png", "png");
         let (first, how) = counted_how(&root, &index).expect("count");
-        assert_eq!((first, how), (fresh(&root), How::Full));
+        assert_eq!((first.clone(), how), (fresh(&root), How::Full));
         assert!(tally_path(&index).is_file());
+        // the index written while the notes were counted is the one the counts are kept under
+        assert_eq!(VaultStats::kept(&index).map(|(_, kept)| kept), Some(first));
         // a vault of 5 notes: one changed note at a time is "a few"
         let edits: [(&str, &str); 5] = [
             ("c.md", "now linked out [[a]] ![[pic.png]] ![[nope.png]]\n"),
