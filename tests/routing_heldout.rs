@@ -440,3 +440,23 @@ fn a_note_and_a_place_on_both_sides() {
         "a note and a place fell to {filed:.1} % / {not_filed:.1} % (floors 89 % / 73 %)"
     );
 }
+
+/// Both sides of the seeker and the connector: 56 questions that all speak of links, most
+/// with a word of absence or obligation, written from the two roles on 2026-12-07 — 28 that
+/// look something up (the seeker's: which notes link to one, a web link not found) and 28
+/// about links that are missing or should exist (the connector's). It measured a rule that
+/// sent a question holding a link word and an absence word to the connector: 19/28 and
+/// 24/28, against 25/28 and 20/28 without it, so the rule was not kept (docs/routing.md).
+#[test]
+fn questions_about_links_on_both_sides() {
+    let set = load("link-questions.yaml");
+    let (looking_up, missing): (Vec<Request>, Vec<Request>) =
+        set.into_iter().partition(|r| r.unit == "seeker");
+    let crew = Crew::builtin();
+    let looked_up = measure(&crew, &looking_up, "questions about links, looked up");
+    let suggested = measure(&crew, &missing, "questions about links, missing ones");
+    assert!(
+        looked_up >= 89.0 && suggested >= 71.0,
+        "questions about links fell to {looked_up:.1} % / {suggested:.1} % (floors 89 % / 71 %)"
+    );
+}
