@@ -155,7 +155,7 @@ fn natural_requests_of_a_fifth_writer() {
 /// place", 81.6 % once a link's name was no request. Its misses are not read.
 #[test]
 fn natural_requests_of_a_sixth_writer() {
-    holds("heldout-6.yaml", "sixth held-out set", 83.0);
+    holds("heldout-6.yaml", "sixth held-out set", 84.0);
 }
 
 /// A seventh set, written on 2026-12-05 by a helper that saw only the units' one-line roles,
@@ -182,7 +182,7 @@ fn natural_requests_of_an_eighth_writer() {
 /// (docs/routing.md). Its misses are not read.
 #[test]
 fn natural_requests_of_a_ninth_writer() {
-    holds("heldout-9.yaml", "ninth held-out set", 73.0);
+    holds("heldout-9.yaml", "ninth held-out set", 75.0);
 }
 
 /// A tenth set, written on 2026-12-06 by a helper that saw only the units' one-line roles,
@@ -207,7 +207,7 @@ fn natural_requests_of_an_eleventh_writer() {
 /// measured (docs/routing.md). Its misses are not read.
 #[test]
 fn natural_requests_of_a_twelfth_writer() {
-    holds("heldout-12.yaml", "twelfth held-out set", 78.0);
+    holds("heldout-12.yaml", "twelfth held-out set", 80.0);
 }
 
 /// A development set, written on 2026-12-04 the same way as the second held-out set: read to
@@ -216,7 +216,7 @@ fn natural_requests_of_a_twelfth_writer() {
 /// the learned model over the scorer, 88.6 % with the definition's example requests).
 #[test]
 fn development_requests() {
-    holds("dev-3.yaml", "development set", 88.0);
+    holds("dev-3.yaml", "development set", 89.0);
 }
 
 /// A second development set, written on 2026-12-05 by a helper that saw only the units'
@@ -458,5 +458,26 @@ fn questions_about_links_on_both_sides() {
     assert!(
         looked_up >= 89.0 && suggested >= 71.0,
         "questions about links fell to {looked_up:.1} % / {suggested:.1} % (floors 89 % / 71 %)"
+    );
+}
+
+/// Both sides of "a meeting ahead, to prepare for": 84 requests that each mention a meeting,
+/// call or appointment at a time, written from the roles on 2026-12-07 — 42 that get ready
+/// for it (meeting-prep) and 42 that ask something else of it (move it, note something, a
+/// fact from the notes, the week, a transcript). With the brief's words ("last time", "what
+/// to know before") in the skill's vocabulary: 19/42 and 29/42 (25 as labelled), against
+/// 14/42 and 25/42 as labelled before; either way 4 of the others went to meeting-prep
+/// (docs/routing.md).
+#[test]
+fn a_meeting_ahead_on_both_sides() {
+    let set = load("meeting-ahead.yaml");
+    let (preparing, other): (Vec<Request>, Vec<Request>) =
+        set.into_iter().partition(|r| r.unit == "meeting-prep");
+    let crew = Crew::builtin();
+    let prepared = measure(&crew, &preparing, "a meeting ahead, prepared for");
+    let not_prepared = measure(&crew, &other, "a meeting ahead, asked for something else");
+    assert!(
+        prepared >= 45.0 && not_prepared >= 68.0,
+        "a meeting ahead fell to {prepared:.1} % / {not_prepared:.1} % (floors 45 % / 68 %)"
     );
 }
