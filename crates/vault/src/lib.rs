@@ -721,9 +721,8 @@ fn parse_missing(
         .zip(stamps.par_iter_mut())
         .zip(note_files.par_iter())
         .filter(|((slot, _), _)| slot.is_none())
-        .map(|((slot, stamp), rel)| {
-            let full = root.join(rel.as_str());
-            let (bytes, read_stamp) = match read_with_stamp(&full) {
+        .map_init(FolderHandle::default, |folder, ((slot, stamp), rel)| {
+            let (bytes, read_stamp) = match folder.read(root, rel) {
                 Ok(read) => read,
                 Err(e) => {
                     tracing::warn!("skipping {rel}: it cannot be read ({e})");
@@ -751,10 +750,51 @@ fn kept<T>(v: Vec<T>, keep: &[bool]) -> Vec<T> {
         .collect()
 }
 
+/// A handle on the folder of the note read last, kept for the next note of the same folder:
+/// notes are read in path order, so most follow one of their folder, and the kernel then looks
+/// up one name instead of the whole path again (1–2 % of a cold count of 20,000 notes,
+/// BENCHMARKS.md). Elsewhere than on Unix each note is opened by its full path.
+#[derive(Default)]
+struct FolderHandle {
+    #[cfg(unix)]
+    open: Option<(String, std::os::fd::OwnedFd)>,
+}
+
+impl FolderHandle {
+    /// [`read_with_stamp`] of note `rel` of the vault at `root`.
+    #[cfg(unix)]
+    fn read(&mut self, root: &Path, rel: &str) -> std::io::Result<(Vec<u8>, index::Stamp)> {
+        use rustix::fs::{Mode, OFlags};
+        let (folder, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+        let dir = match self.open.take() {
+            Some((open, fd)) if open == folder => fd,
+            _ => rustix::fs::open(
+                root.join(folder),
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                Mode::empty(),
+            )?,
+        };
+        // the walk saw a regular file, but it may have become a FIFO or a link since: never
+        // block on it, never follow it
+        let opened = rustix::fs::openat(
+            &dir,
+            name,
+            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        );
+        self.open = Some((folder.to_string(), dir));
+        read_open(std::fs::File::from(opened?))
+    }
+
+    #[cfg(not(unix))]
+    fn read(&mut self, root: &Path, rel: &str) -> std::io::Result<(Vec<u8>, index::Stamp)> {
+        read_with_stamp(&root.join(rel))
+    }
+}
+
 /// Reads a file with the stamp of the open file, taken before the read: a change after the
 /// stamp makes the next stamp differ, so the index never pairs old bytes with a new stamp.
 fn read_with_stamp(path: &Path) -> std::io::Result<(Vec<u8>, index::Stamp)> {
-    use std::io::Read as _;
     let mut opts = std::fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]
@@ -763,7 +803,12 @@ fn read_with_stamp(path: &Path) -> std::io::Result<(Vec<u8>, index::Stamp)> {
         use std::os::unix::fs::OpenOptionsExt;
         opts.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
     }
-    let mut file = opts.open(path)?;
+    read_open(opts.open(path)?)
+}
+
+/// [`read_with_stamp`] of a file opened for it.
+fn read_open(mut file: std::fs::File) -> std::io::Result<(Vec<u8>, index::Stamp)> {
+    use std::io::Read as _;
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(std::io::Error::new(

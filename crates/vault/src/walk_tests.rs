@@ -2,14 +2,16 @@
 
 use super::*;
 
+/// Writes `text` to `rel` under `root`, making its folders.
+fn put(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+    std::fs::write(p, text).expect("write");
+}
+
 #[test]
 fn the_walk_skips_hidden_entries_and_finds_stale_temps_everywhere() {
     let dir = tempfile::tempdir().expect("tmp");
-    let put = |rel: &str| {
-        let p = dir.path().join(rel);
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(p, "x").expect("write");
-    };
     for rel in [
         "Root.md",
         "a/One.md",
@@ -21,7 +23,7 @@ fn the_walk_skips_hidden_entries_and_finds_stale_temps_everywhere() {
         ".crew-tmp-1.part",
         "a/b/.crew-tmp-2.part",
     ] {
-        put(rel);
+        put(dir.path(), rel, "x");
     }
     let v = Vault::open(dir.path()).expect("open");
     assert_eq!(
@@ -35,4 +37,44 @@ fn the_walk_skips_hidden_entries_and_finds_stale_temps_everywhere() {
         .collect();
     temps.sort();
     assert_eq!(temps, [".crew-tmp-1.part", "a/b/.crew-tmp-2.part"]);
+}
+
+/// Notes are read through a handle on their folder kept from one note to the next: notes of
+/// the same name in folders visited in turn (a folder's notes interleaved with a sub-folder's
+/// in path order) are each read from their own folder, and a note that became a symbolic link
+/// is not followed.
+#[test]
+fn each_note_is_read_from_its_own_folder() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let rels = [
+        "Same.md",
+        "a/Same.md",
+        "a/b/Same.md",
+        "a/c.md",
+        "a/b/c/Same.md",
+        "b/Same.md",
+    ];
+    for rel in rels {
+        put(
+            dir.path(),
+            rel,
+            &format!("#{}", rel.replace(['/', '.'], "-")),
+        );
+    }
+    #[cfg(unix)]
+    {
+        let outside = tempfile::tempdir().expect("tmp");
+        std::fs::write(outside.path().join("secret.md"), "#secret").expect("write");
+        std::os::unix::fs::symlink(
+            outside.path().join("secret.md"),
+            dir.path().join("a/link.md"),
+        )
+        .expect("symlink");
+    }
+    let v = Vault::open(dir.path()).expect("open");
+    for rel in rels {
+        let note = v.note(rel).expect("read");
+        assert_eq!(note.tags, [rel.replace(['/', '.'], "-")], "{rel}");
+    }
+    assert!(v.notes.iter().all(|n| n.tags != ["secret"]));
 }
