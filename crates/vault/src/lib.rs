@@ -753,7 +753,9 @@ fn kept<T>(v: Vec<T>, keep: &[bool]) -> Vec<T> {
 /// A handle on the folder of the note read last, kept for the next note of the same folder:
 /// notes are read in path order, so most follow one of their folder, and the kernel then looks
 /// up one name instead of the whole path again (1–2 % of a cold count of 20,000 notes,
-/// BENCHMARKS.md). Elsewhere than on Unix each note is opened by its full path.
+/// BENCHMARKS.md). A folder renamed while its notes are read is read through its old handle;
+/// each stamp is the file's that was read, so the next read sees the change. Elsewhere than on
+/// Unix each note is opened by its full path.
 #[derive(Default)]
 struct FolderHandle {
     #[cfg(unix)]
@@ -768,11 +770,16 @@ impl FolderHandle {
         let (folder, name) = rel.rsplit_once('/').unwrap_or(("", rel));
         let dir = match self.open.take() {
             Some((open, fd)) if open == folder => fd,
-            _ => rustix::fs::open(
+            // a folder that can be searched but not listed is opened for reading only by its
+            // full path: read the note that way
+            _ => match rustix::fs::open(
                 root.join(folder),
                 OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
                 Mode::empty(),
-            )?,
+            ) {
+                Ok(fd) => fd,
+                Err(_) => return read_with_stamp(&root.join(rel)),
+            },
         };
         // the walk saw a regular file, but it may have become a FIFO or a link since: never
         // block on it, never follow it
