@@ -630,6 +630,27 @@ fn without_quoted(message: &str) -> std::borrow::Cow<'_, str> {
 /// The message with each link's name blanked (`[[Q3 budget draft]]` read as `[[ ]]`): the link
 /// stays a link, so a note is still seen to be named, but its name's words are no request.
 /// Links are read by the vault's grammar; unchanged when it is nothing but links.
+/// `text` without the note word it ends with ("… die Notiz "): written right before a link,
+/// that word is part of naming the note, as the link is.
+fn without_note_word_at_end(text: &str) -> &str {
+    let trimmed = text.trim_end();
+    let start = trimmed
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_alphanumeric())
+        .last()
+        .map_or(trimmed.len(), |(i, _)| i);
+    let word = crate::text::normalize(&trimmed[start..]);
+    let names_a_note = crate::text::lexicons()
+        .iter()
+        .any(|l| l.note_words.contains(&word));
+    if names_a_note {
+        &trimmed[..start]
+    } else {
+        text
+    }
+}
+
 fn without_link_names(message: &str) -> std::borrow::Cow<'_, str> {
     let links = crate::vault::markdown::wikilinks(message);
     if links.is_empty() {
@@ -638,7 +659,8 @@ fn without_link_names(message: &str) -> std::borrow::Cow<'_, str> {
     let mut kept = String::with_capacity(message.len());
     let mut from = 0;
     for link in &links {
-        kept.push_str(&message[from..link.span.start]);
+        let before = &message[from..link.span.start];
+        kept.push_str(without_note_word_at_end(before));
         kept.push_str(if link.embed { "![[ ]]" } else { "[[ ]]" });
         from = link.span.end;
     }
@@ -938,6 +960,25 @@ mod tests {
             route("put [[Q3 budget draft]] in Work/Finance").name,
             "postman"
         );
+        // a note word right before the link names the note with it: "Notiz" is no capture
+        assert_eq!(
+            without_link_names("Die Notiz [[Steuer 2023]] gehört nach Finanzen"),
+            "Die [[ ]] gehört nach Finanzen"
+        );
+        assert_eq!(
+            without_link_names("manda a nota [[X]] pra pasta Casa"),
+            "manda a [[ ]] pra pasta Casa"
+        );
+        assert_eq!(
+            without_link_names("notable [[X]] and notes"),
+            "notable [[ ]] and notes"
+        );
+        assert_ne!(
+            route("Die Notiz [[Steuer 2023]] liegt unter Privat. Kannst du sie verschieben?").name,
+            "scribe"
+        );
+        // alone, the note word still asks for a note
+        assert_eq!(route("Notiz: Milch kaufen").name, "scribe");
     }
 
     #[test]
