@@ -352,9 +352,8 @@ impl Vault {
                 .zip(&stamps)
                 .all(|(&kept, stamp)| kept || stamp.is_some_and(|s| s.settled_before(now)))
         };
-        let patch = reuse
-            .as_ref()
-            .filter(|_| one_for_one && few && fresh > 0 && unreadable.is_empty() && settled());
+        let patch =
+            reuse.filter(|_| one_for_one && few && fresh > 0 && unreadable.is_empty() && settled());
         let stale_index = !(one_for_one && few) || patch.is_some();
         drop(note_files);
         let files = lookups.with_paths(listing);
@@ -366,11 +365,10 @@ impl Vault {
         if !stale_index && fresh == 0 && vault.unreadable.is_empty() {
             vault.origin.current = cached_id;
         }
-        let patch = patch.is_some();
         let unsaved = index_path.filter(|_| stale_index).map(|path| UnsavedIndex {
             path: path.to_path_buf(),
             listing_hash,
-            patch: reuse.filter(|_| patch).map(|r| (r, from_index)),
+            patch: patch.map(|r| (r, from_index)),
         });
         vault.origin.stamps = stamps;
         Ok((vault, unsaved))
