@@ -184,10 +184,10 @@ fn token_spans(text: &str) -> impl Iterator<Item = (&str, usize)> {
 }
 
 /// Whether a message that links notes (`named`, its [`linked_notes`]) opens one of its clauses
-/// with a move verb, polite words
-/// aside: "[[X]] is sitting in the wrong place, put it where it belongs", "[[X]] n'a rien à
-/// faire dans Archives, mets-le dans Travail". Looser than [`asks_to_move`], which decides and
-/// acts: this only tells a guess that the request is about where its notes go.
+/// with a move verb, polite words aside: "[[X]] is sitting in the wrong place, put it where
+/// it belongs", "[[X]] n'a rien à faire dans Archives, mets-le dans Travail". Looser than
+/// [`asks_to_move`], which decides and acts: this only tells a guess that the request is
+/// about where its notes go.
 pub(crate) fn mentions_a_move(named: &NoteAndPlace) -> bool {
     opens_a_clause(&named.outside, |l| &l.move_words)
 }

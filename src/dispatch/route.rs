@@ -627,30 +627,26 @@ fn without_quoted(message: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// The message with each link's name blanked (`[[Q3 budget draft]]` read as `[[ ]]`): the link
-/// stays a link, so a note is still seen to be named, but its name's words are no request.
-/// Links are read by the vault's grammar; unchanged when it is nothing but links.
 /// `text` without the note word it ends with ("… die Notiz "): written right before a link,
 /// that word is part of naming the note, as the link is.
 fn without_note_word_at_end(text: &str) -> &str {
     let trimmed = text.trim_end();
-    let start = trimmed
-        .char_indices()
-        .rev()
-        .take_while(|(_, c)| c.is_alphanumeric())
-        .last()
-        .map_or(trimmed.len(), |(i, _)| i);
-    let word = crate::text::normalize(&trimmed[start..]);
-    let names_a_note = crate::text::lexicons()
+    let head = trimmed.trim_end_matches(char::is_alphanumeric);
+    let word = crate::text::normalize(&trimmed[head.len()..]);
+    if crate::text::lexicons()
         .iter()
-        .any(|l| l.note_words.contains(&word));
-    if names_a_note {
-        &trimmed[..start]
+        .any(|l| l.note_words.contains(&word))
+    {
+        head
     } else {
         text
     }
 }
 
+/// The message with each link's name blanked (`[[Q3 budget draft]]` read as `[[ ]]`), and a
+/// note word written right before it: the link stays a link, so a note is still seen to be
+/// named, but its name's words are no request. Links are read by the vault's grammar;
+/// unchanged when it is nothing but links.
 fn without_link_names(message: &str) -> std::borrow::Cow<'_, str> {
     let links = crate::vault::markdown::wikilinks(message);
     if links.is_empty() {

@@ -62,8 +62,9 @@ pub(crate) struct Shape {
     pub question: bool,
     /// A question asking where something is.
     pub locating: bool,
-    /// One note named by its link beside a place for it ([`super::intent::NoteAndPlace::is_one_note_and_place`]), or
-    /// notes named and a clause that opens with a move verb ([`super::intent::mentions_a_move`]).
+    /// One note named by its link beside a place for it
+    /// ([`super::intent::NoteAndPlace::is_one_note_and_place`]), or notes named and a clause
+    /// that opens with a move verb ([`super::intent::mentions_a_move`]).
     pub filing_one_note: bool,
     /// A clause that asks for links to be made ([`super::intent::asks_for_links`]).
     pub making_links: bool,
