@@ -103,6 +103,28 @@ fn holds(file: &str, label: &str, floor: f64) {
     assert!(pct >= floor, "{label} fell to {pct:.1} % (floor {floor} %)");
 }
 
+/// Both sides of a boundary: the requests of the set in `file` labelled `unit` and the others,
+/// each measured under its label, each kept at or above its floor (%).
+fn both_sides(file: &str, unit: &str, labels: [&str; 2], floors: [f64; 2]) {
+    let (one, other): (Vec<Request>, Vec<Request>) =
+        load(file).into_iter().partition(|r| r.unit == unit);
+    let crew = Crew::builtin();
+    let pcts = [
+        measure(&crew, &one, labels[0]),
+        measure(&crew, &other, labels[1]),
+    ];
+    assert!(
+        pcts[0] >= floors[0] && pcts[1] >= floors[1],
+        "{} / {} fell to {:.1} % / {:.1} % (floors {} % / {} %)",
+        labels[0],
+        labels[1],
+        pcts[0],
+        pcts[1],
+        floors[0],
+        floors[1]
+    );
+}
+
 // The goal of the held-out sets is 90 %; each floor is where the set stood when it was last
 // measured (docs/routing.md).
 
@@ -425,19 +447,14 @@ fn a_custom_agent_routes_by_its_own_file() {
 /// with it 25/28 and 31/42, none (docs/routing.md).
 #[test]
 fn a_note_and_a_place_on_both_sides() {
-    let set = load("note-and-place.yaml");
-    let (filing, other): (Vec<Request>, Vec<Request>) =
-        set.into_iter().partition(|r| r.unit == "sorter");
-    let crew = Crew::builtin();
-    let filed = measure(&crew, &filing, "a note and a place, filed");
-    let not_filed = measure(
-        &crew,
-        &other,
-        "a note and a place, asked for something else",
-    );
-    assert!(
-        filed >= 89.0 && not_filed >= 73.0,
-        "a note and a place fell to {filed:.1} % / {not_filed:.1} % (floors 89 % / 73 %)"
+    both_sides(
+        "note-and-place.yaml",
+        "sorter",
+        [
+            "a note and a place, filed",
+            "a note and a place, asked for something else",
+        ],
+        [89.0, 73.0],
     );
 }
 
@@ -449,15 +466,14 @@ fn a_note_and_a_place_on_both_sides() {
 /// 24/28, against 25/28 and 20/28 without it, so the rule was not kept (docs/routing.md).
 #[test]
 fn questions_about_links_on_both_sides() {
-    let set = load("link-questions.yaml");
-    let (looking_up, missing): (Vec<Request>, Vec<Request>) =
-        set.into_iter().partition(|r| r.unit == "seeker");
-    let crew = Crew::builtin();
-    let looked_up = measure(&crew, &looking_up, "questions about links, looked up");
-    let suggested = measure(&crew, &missing, "questions about links, missing ones");
-    assert!(
-        looked_up >= 89.0 && suggested >= 71.0,
-        "questions about links fell to {looked_up:.1} % / {suggested:.1} % (floors 89 % / 71 %)"
+    both_sides(
+        "link-questions.yaml",
+        "seeker",
+        [
+            "questions about links, looked up",
+            "questions about links, missing ones",
+        ],
+        [89.0, 71.0],
     );
 }
 
@@ -470,14 +486,13 @@ fn questions_about_links_on_both_sides() {
 /// (docs/routing.md).
 #[test]
 fn a_meeting_ahead_on_both_sides() {
-    let set = load("meeting-ahead.yaml");
-    let (preparing, other): (Vec<Request>, Vec<Request>) =
-        set.into_iter().partition(|r| r.unit == "meeting-prep");
-    let crew = Crew::builtin();
-    let prepared = measure(&crew, &preparing, "a meeting ahead, prepared for");
-    let not_prepared = measure(&crew, &other, "a meeting ahead, asked for something else");
-    assert!(
-        prepared >= 45.0 && not_prepared >= 68.0,
-        "a meeting ahead fell to {prepared:.1} % / {not_prepared:.1} % (floors 45 % / 68 %)"
+    both_sides(
+        "meeting-ahead.yaml",
+        "meeting-prep",
+        [
+            "a meeting ahead, prepared for",
+            "a meeting ahead, asked for something else",
+        ],
+        [45.0, 68.0],
     );
 }
