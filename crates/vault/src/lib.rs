@@ -766,8 +766,8 @@ impl FolderHandle {
     fn read(&mut self, root: &Path, rel: &str) -> std::io::Result<(Vec<u8>, index::Stamp)> {
         use rustix::fs::{Mode, OFlags};
         let (folder, name) = rel.rsplit_once('/').unwrap_or(("", rel));
-        let dir = match self.open.take() {
-            Some((open, fd)) if open == folder => fd,
+        let (open, dir) = match self.open.take() {
+            Some((open, fd)) if open == folder => (open, fd),
             // a folder that can be searched but not listed is opened for reading only by its
             // full path: read the note that way
             _ => match rustix::fs::open(
@@ -775,7 +775,7 @@ impl FolderHandle {
                 OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
                 Mode::empty(),
             ) {
-                Ok(fd) => fd,
+                Ok(fd) => (folder.to_string(), fd),
                 Err(_) => return read_with_stamp(&root.join(rel)),
             },
         };
@@ -787,7 +787,7 @@ impl FolderHandle {
             OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC,
             Mode::empty(),
         );
-        self.open = Some((folder.to_string(), dir));
+        self.open = Some((open, dir));
         read_open(std::fs::File::from(opened?))
     }
 
